@@ -1,0 +1,132 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
+import { ensureSandbox } from './sandbox';
+
+let ctx: TestContext;
+const admin = bearer(ADMIN_KEY);
+
+beforeAll(async () => {
+  ctx = await buildTestApp();
+});
+afterAll(() => ctx.close());
+
+describe('customers', () => {
+  test('create gives a price-service id; a second create of the number is 409', async () => {
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/admin/customers',
+      headers: admin,
+      payload: {
+        CustomerNr: '3001',
+        Name: 'Fjord Frakt AS',
+        OrgNr: '912345678',
+        Agreement: { FreightDiscountPercent: 12.5 },
+      },
+    });
+    expect(res.statusCode).toBe(201);
+    const body = json(res);
+    expect(body).toMatchObject({ CustomerNr: '3001', Name: 'Fjord Frakt AS', OrgNr: '912345678' });
+    expect(body.PriceServiceId).toMatch(/^PS[0-9A-F]{16}$/);
+    const again = await ctx.app.inject({
+      method: 'POST',
+      url: '/admin/customers',
+      headers: admin,
+      payload: { CustomerNr: '3001', Name: 'Other' },
+    });
+    expect(again.statusCode).toBe(409);
+    expect(again.headers['content-type']).toMatch(/problem\+json/);
+    const list = json<{ CustomerNr: string }[]>(
+      await ctx.app.inject({ url: '/admin/customers', headers: admin }),
+    );
+    expect(list.map((c) => c.CustomerNr)).toContain('3001');
+  });
+});
+
+describe('API keys', () => {
+  test('create shows the key once; list never shows it; revoke makes it fail', async () => {
+    await ctx.services.customers.create({ CustomerNr: '3002', Name: 'Key AS' });
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/admin/api-keys',
+      headers: admin,
+      payload: { Name: 'Webshop', CustomerNrs: ['3002'], Scopes: ['booking', 'price'] },
+    });
+    expect(res.statusCode).toBe(201);
+    const created = json<{ Id: string; Key: string; Scopes: string[]; CustomerNrs: string[] }>(res);
+    expect(created.Key).toMatch(/^kolli_[A-Za-z0-9_-]{43}$/);
+    expect(created).toMatchObject({ Scopes: ['booking', 'price'], CustomerNrs: ['3002'] });
+
+    const list = await ctx.app.inject({ url: '/admin/api-keys', headers: admin });
+    expect(list.body).not.toContain(created.Key);
+    expect(json<{ Id: string }[]>(list).some((k) => k.Id === created.Id)).toBe(true);
+
+    // Stored as a hash only.
+    const rows = await ctx.services.auth.listKeys();
+    expect(JSON.stringify(rows)).not.toContain(created.Key);
+
+    expect(
+      (await ctx.app.inject({ url: '/v1/customers/3002', headers: bearer(created.Key) })).statusCode,
+    ).toBe(200);
+    expect(
+      (await ctx.app.inject({ method: 'DELETE', url: `/admin/api-keys/${created.Id}`, headers: admin }))
+        .statusCode,
+    ).toBe(204);
+    expect(
+      (await ctx.app.inject({ url: '/v1/customers/3002', headers: bearer(created.Key) })).statusCode,
+    ).toBe(401);
+    expect(
+      (await ctx.app.inject({ method: 'DELETE', url: `/admin/api-keys/${created.Id}`, headers: admin }))
+        .statusCode,
+    ).toBe(404);
+  });
+
+  test('unknown customers and scopes are named in the 400', async () => {
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/admin/api-keys',
+      headers: admin,
+      payload: { Name: 'Bad', CustomerNrs: ['999999'], Scopes: ['booking'] },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(json(res).errors).toEqual({ 'CustomerNrs[0]': ['Customer number 999999 does not exist.'] });
+    const badScope = await ctx.app.inject({
+      method: 'POST',
+      url: '/admin/api-keys',
+      headers: admin,
+      payload: { Name: 'Bad', CustomerNrs: [], Scopes: ['root'] },
+    });
+    expect(Object.keys(json(badScope).errors as object)).toEqual(['Scopes[0]']);
+  });
+});
+
+describe('sandbox credentials', () => {
+  test('created once on an empty database and written to the data directory', async () => {
+    const fresh = await buildTestApp();
+    try {
+      const created = await ensureSandbox(fresh.services, fresh.config);
+      expect(created).toMatchObject({
+        CustomerNr: '1000',
+        Scopes: ['booking', 'price', 'invoice', 'shipments', 'webhooks', 'labels'],
+      });
+      const file = JSON.parse(readFileSync(join(fresh.config.dataDir, 'sandbox-credentials.json'), 'utf8'));
+      expect(file).toEqual(created);
+      const res = await fresh.app.inject({ url: '/v1/customers/1000', headers: bearer(file.Key) });
+      expect(json(res).PriceServiceId).toBe(file.PriceServiceId);
+      expect(await ensureSandbox(fresh.services, fresh.config)).toBeNull();
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  test('not created in production', async () => {
+    const prod = await buildTestApp({ env: { NODE_ENV: 'production' } });
+    try {
+      expect(await ensureSandbox(prod.services, prod.config)).toBeNull();
+      expect(await prod.services.customers.list()).toEqual([]);
+    } finally {
+      await prod.close();
+    }
+  });
+});

@@ -1,0 +1,209 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { SCOPES } from '../auth/access';
+import type { AuthService } from '../auth/service';
+import type { CustomerService } from '../customers/service';
+import { authErrors, Nullable, problemResponses } from '../http/schemas';
+import { Violations } from '../lib/errors';
+import type { PostalCodeService } from '../reference-data/postal-codes';
+
+const CustomerNr = Type.String({
+  pattern: '^[0-9]{1,10}$',
+  'x-error': 'A customer number is 1 to 10 digits.',
+});
+
+const Address = Type.Object({
+  Address: Type.Optional(Type.String({ maxLength: 100 })),
+  Address2: Type.Optional(Type.String({ maxLength: 100 })),
+  Zip: Type.Optional(Type.String({ maxLength: 10 })),
+  Place: Type.Optional(Type.String({ maxLength: 100 })),
+  Country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
+});
+
+const Agreement = Type.Object({
+  FreightDiscountPercent: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
+  SpecialUnitCodes: Type.Optional(
+    Type.Array(
+      Type.String({ pattern: '^(5[1-9]|[6-9][0-9])$', 'x-error': 'Special unit codes are 51 to 99.' }),
+      {
+        maxItems: 49,
+      },
+    ),
+  ),
+});
+
+const Customer = Type.Object({
+  CustomerNr: Type.String(),
+  Name: Type.String(),
+  OrgNr: Nullable(Type.String()),
+  Address: Nullable(Address),
+  Agreement,
+  PriceServiceId: Type.String({
+    description: 'The `CustomerId` of `GET /v2/europe/price` for this customer.',
+  }),
+  CreatedAt: Type.String({ format: 'date-time' }),
+});
+
+const ApiKey = Type.Object({
+  Id: Type.String(),
+  Name: Type.String(),
+  CustomerNrs: Type.Array(Type.String()),
+  Scopes: Type.Array(Type.String()),
+  CreatedAt: Type.String({ format: 'date-time' }),
+  RevokedAt: Nullable(Type.String({ format: 'date-time' })),
+});
+
+const PostalCodeImport = Type.Object({
+  PostalCode: Type.String({ pattern: '^[0-9]{4}$' }),
+  Place: Type.String({ minLength: 1, maxLength: 100 }),
+  MunicipalityCode: Type.String({ pattern: '^[0-9]{4}$' }),
+  Municipality: Type.String({ minLength: 1, maxLength: 100 }),
+  CountyCode: Type.String({ pattern: '^[0-9]{2}$' }),
+  County: Type.String({ minLength: 1, maxLength: 100 }),
+  Category: Type.Union(['G', 'P', 'B', 'S', 'F'].map((c) => Type.Literal(c))),
+  Latitude: Type.Optional(Type.Number({ minimum: -90, maximum: 90 })),
+  Longitude: Type.Optional(Type.Number({ minimum: -180, maximum: 180 })),
+});
+
+export const adminRoutes: FastifyPluginAsyncTypebox<{
+  auth: AuthService;
+  customers: CustomerService;
+  postalCodes: PostalCodeService;
+}> = async (app, { auth, customers, postalCodes }) => {
+  const config = { scope: 'admin' as const };
+  const tags = ['Administration'];
+
+  app.post(
+    '/admin/customers',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Create a customer',
+        body: Type.Object({
+          CustomerNr,
+          Name: Type.String({ minLength: 1, maxLength: 200 }),
+          OrgNr: Type.Optional(
+            Type.String({ pattern: '^[0-9]{9}$', 'x-error': 'An organisation number is 9 digits.' }),
+          ),
+          Address: Type.Optional(Address),
+          Agreement: Type.Optional(Agreement),
+        }),
+        response: { 201: Customer, ...problemResponses(400, 409), ...authErrors },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await customers.create(request.body)),
+  );
+
+  app.get(
+    '/admin/customers',
+    {
+      config,
+      schema: { tags, summary: 'List customers', response: { 200: Type.Array(Customer), ...authErrors } },
+    },
+    () => customers.list(),
+  );
+
+  app.post(
+    '/admin/api-keys',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Create an API key',
+        description: 'The key is in this answer only; it is stored as a hash.',
+        body: Type.Object({
+          Name: Type.String({ minLength: 1, maxLength: 200 }),
+          CustomerNrs: Type.Array(CustomerNr, { maxItems: 1000 }),
+          Scopes: Type.Array(Type.Union(SCOPES.map((s) => Type.Literal(s))), { minItems: 1 }),
+        }),
+        response: {
+          201: Type.Intersect([ApiKey, Type.Object({ Key: Type.String() })]),
+          ...problemResponses(400),
+          ...authErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { Name, CustomerNrs, Scopes } = request.body;
+      const known = await customers.existing(CustomerNrs);
+      const violations = new Violations();
+      CustomerNrs.forEach((nr, i) => {
+        violations.check(`CustomerNrs[${i}]`, known.has(nr), `Customer number ${nr} does not exist.`);
+      });
+      violations.throwIfAny();
+      return reply
+        .code(201)
+        .send(await auth.createKey({ name: Name, customerNrs: CustomerNrs, scopes: Scopes }));
+    },
+  );
+
+  app.get(
+    '/admin/api-keys',
+    {
+      config,
+      schema: { tags, summary: 'List API keys', response: { 200: Type.Array(ApiKey), ...authErrors } },
+    },
+    () => auth.listKeys(),
+  );
+
+  app.delete(
+    '/admin/api-keys/:id',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Revoke an API key',
+        description: 'The key stops working on every instance within 5 seconds.',
+        params: Type.Object({ id: Type.String({ maxLength: 100 }) }),
+        response: { 204: Type.Null(), ...problemResponses(404), ...authErrors },
+      },
+    },
+    async (request, reply) => {
+      await auth.revokeKey(request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.put(
+    '/admin/postal-codes',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Replace the postal register',
+        description:
+          'Replaces the whole register in one transaction: new codes are added, known ones updated (their terminal kept), codes not in the list removed.',
+        body: Type.Object({ PostalCodes: Type.Array(PostalCodeImport, { minItems: 1, maxItems: 20_000 }) }),
+        response: { 200: Type.Object({ Count: Type.Integer() }), ...problemResponses(400), ...authErrors },
+      },
+    },
+    async (request) => {
+      const violations = new Violations();
+      const seen = new Set<string>();
+      request.body.PostalCodes.forEach((p, i) => {
+        violations.check(
+          `PostalCodes[${i}].PostalCode`,
+          !seen.has(p.PostalCode),
+          `Postal code ${p.PostalCode} is listed twice.`,
+        );
+        seen.add(p.PostalCode);
+      });
+      violations.throwIfAny();
+      const { count } = await postalCodes.importRegister(
+        request.body.PostalCodes.map((p) => ({
+          postalCode: p.PostalCode,
+          place: p.Place,
+          municipalityCode: p.MunicipalityCode,
+          municipality: p.Municipality,
+          countyCode: p.CountyCode,
+          county: p.County,
+          category: p.Category,
+          lat: p.Latitude ?? null,
+          lon: p.Longitude ?? null,
+        })),
+      );
+      return { Count: count };
+    },
+  );
+};

@@ -1,0 +1,195 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
+import { createAuthService } from './service';
+
+let ctx: TestContext;
+let customerKey: string;
+
+beforeAll(async () => {
+  ctx = await buildTestApp();
+  customerKey = await ctx.keyFor({ customerNrs: ['1000'], scopes: ['price', 'booking'] });
+});
+afterAll(() => ctx.close());
+
+const get = (url: string, headers: Record<string, string> = {}) =>
+  ctx.app.inject({ method: 'GET', url, headers });
+
+function expectPlain(res: Awaited<ReturnType<typeof get>>, status: 401 | 403) {
+  expect(res.statusCode).toBe(status);
+  expect(res.headers['content-type']).toMatch(/^text\/plain/);
+  expect(res.body.length).toBeGreaterThan(0);
+}
+
+describe('401 without a valid credential', () => {
+  test.each([['/v1/postalcodes/0150'], ['/v1/customers/1000'], ['/admin/customers']])(
+    '%s without a key',
+    async (url) => {
+      expectPlain(await get(url), 401);
+    },
+  );
+
+  test('an unknown key', async () => {
+    expectPlain(await get('/v1/postalcodes/0150', bearer('kolli_not-a-real-key')), 401);
+  });
+
+  test('a malformed Authorization header', async () => {
+    expectPlain(await get('/v1/postalcodes/0150', { authorization: 'Basic abc' }), 401);
+  });
+
+  test('a revoked key, at once on the instance that revoked it', async () => {
+    const { Id, Key } = await ctx.services.auth.createKey({
+      name: 'soon revoked',
+      customerNrs: ['1000'],
+      scopes: ['price'],
+    });
+    expect((await get('/v1/postalcodes/0150', bearer(Key))).statusCode).toBe(200);
+    const res = await ctx.app.inject({
+      method: 'DELETE',
+      url: `/admin/api-keys/${Id}`,
+      headers: bearer(ADMIN_KEY),
+    });
+    expect(res.statusCode).toBe(204);
+    expectPlain(await get('/v1/postalcodes/0150', bearer(Key)), 401);
+  });
+
+  test('a key revoked through another instance stops working within 5 seconds', async () => {
+    const { Id, Key: key } = await ctx.services.auth.createKey({
+      name: 'elsewhere',
+      customerNrs: ['1000'],
+      scopes: ['price'],
+    });
+    expect((await get('/v1/postalcodes/0150', bearer(key))).statusCode).toBe(200);
+    // A second service on the same database stands for another instance with its own cache.
+    const other = createAuthService({ db: ctx.database.db, config: ctx.config });
+    await other.revokeKey(Id);
+    const started = Date.now();
+    let status = 200;
+    while (status === 200 && Date.now() - started < 6000) {
+      status = (await get('/v1/postalcodes/0150', bearer(key))).statusCode;
+      if (status === 200) await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(status).toBe(401);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+});
+
+describe('403 for a known key without the right', () => {
+  test('missing scope', async () => {
+    expectPlain(await get('/admin/customers', bearer(customerKey)), 403);
+  });
+
+  test('a customer number the key may not act for', async () => {
+    await ctx.keyFor({ customerNrs: ['2000'], scopes: ['price'] });
+    expectPlain(await get('/v1/customers/2000', bearer(customerKey)), 403);
+    expect((await get('/v1/customers/1000', bearer(customerKey))).statusCode).toBe(200);
+  });
+
+  test('an admin key acts for every customer', async () => {
+    expect((await get('/v1/customers/2000', bearer(ADMIN_KEY))).statusCode).toBe(200);
+  });
+});
+
+describe('OAuth2 token endpoint', () => {
+  let keyId: string;
+  let key: string;
+
+  beforeAll(async () => {
+    const created = await ctx.services.auth.createKey({
+      name: 'oauth',
+      customerNrs: ['1000'],
+      scopes: ['price'],
+    });
+    keyId = created.Id;
+    key = created.Key;
+  });
+
+  const token = (form: Record<string, string>, headers: Record<string, string> = {}) =>
+    ctx.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      payload: new URLSearchParams(form).toString(),
+    });
+
+  test('password grant issues a bearer token that carries the key’s rights', async () => {
+    const res = await token({ grant_type: 'password', username: keyId, password: key });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['cache-control']).toBe('no-store');
+    const body = json<{ access_token: string; token_type: string; expires_in: number }>(res);
+    expect(body.token_type).toBe('Bearer');
+    expect(body.expires_in).toBe(3600);
+    expect((await get('/v1/customers/1000', bearer(body.access_token))).statusCode).toBe(200);
+    expectPlain(await get('/v1/customers/2000', bearer(body.access_token)), 403);
+    expectPlain(await get('/admin/customers', bearer(body.access_token)), 403);
+  });
+
+  test('client_credentials grant, in the form and as HTTP Basic', async () => {
+    const form = await token({ grant_type: 'client_credentials', client_id: keyId, client_secret: key });
+    expect(form.statusCode).toBe(200);
+    const basic = await token(
+      { grant_type: 'client_credentials' },
+      { authorization: `Basic ${Buffer.from(`${keyId}:${key}`).toString('base64')}` },
+    );
+    expect(basic.statusCode).toBe(200);
+  });
+
+  test('a wrong password is invalid_grant (400)', async () => {
+    const res = await token({ grant_type: 'password', username: keyId, password: 'wrong' });
+    expect(res.statusCode).toBe(400);
+    expect(json(res).error).toBe('invalid_grant');
+  });
+
+  test('a wrong client secret is invalid_client (401)', async () => {
+    const res = await token({ grant_type: 'client_credentials', client_id: keyId, client_secret: 'wrong' });
+    expect(res.statusCode).toBe(401);
+    expect(json(res).error).toBe('invalid_client');
+  });
+
+  test('an unknown grant type is unsupported_grant_type (400)', async () => {
+    const res = await token({ grant_type: 'authorization_code', code: 'x' });
+    expect(res.statusCode).toBe(400);
+    expect(json(res).error).toBe('unsupported_grant_type');
+  });
+
+  test('a forged or tampered token is 401', async () => {
+    const body = json<{ access_token: string }>(
+      await token({ grant_type: 'password', username: keyId, password: key }),
+    );
+    const [h, p, s] = body.access_token.split('.');
+    const tampered = `${h}.${p}.${s?.slice(0, -2)}xx`;
+    expectPlain(await get('/v1/customers/1000', bearer(tampered)), 401);
+  });
+
+  test('tokens of a revoked key stop working', async () => {
+    const created = await ctx.services.auth.createKey({
+      name: 'short',
+      customerNrs: ['1000'],
+      scopes: ['price'],
+    });
+    const body = json<{ access_token: string }>(
+      await token({ grant_type: 'password', username: created.Id, password: created.Key }),
+    );
+    await ctx.services.auth.revokeKey(created.Id);
+    expectPlain(await get('/v1/customers/1000', bearer(body.access_token)), 401);
+  });
+});
+
+describe('rate limiting per key', () => {
+  test('an exhausted key gets 429 with Retry-After; another key is unaffected', async () => {
+    const limited = await buildTestApp({ env: { KOLLI_RATE_LIMIT_PER_MINUTE: '3' } });
+    try {
+      const a = await limited.keyFor({ scopes: ['price'] });
+      const b = await limited.keyFor({ scopes: ['price'] });
+      const call = (key: string) => limited.app.inject({ url: '/v1/postalcodes/0150', headers: bearer(key) });
+      for (let i = 0; i < 3; i++) expect((await call(a)).statusCode).toBe(200);
+      const blocked = await call(a);
+      expect(blocked.statusCode).toBe(429);
+      expect(blocked.headers['retry-after']).toBeDefined();
+      expect(blocked.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(json(blocked).status).toBe(429);
+      expect((await call(b)).statusCode).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+});

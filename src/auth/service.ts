@@ -1,0 +1,150 @@
+import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import { LRUCache } from 'lru-cache';
+import type { Config } from '../config';
+import type { Db } from '../db/client';
+import { DomainError, notFound } from '../lib/errors';
+import { type Account, SCOPES, type Scope } from './access';
+import { equalSecrets, generateApiKey, hashKey } from './keys';
+import { type ApiKeyRow, createAuthStore } from './store';
+
+/**
+ * How long a key lookup is reused. A revoked key stops working on every instance within this time
+ * (the contract allows 5 s).
+ */
+export const KEY_CACHE_MS = 4000;
+
+const ADMIN_BOOTSTRAP: Account = {
+  keyId: 'admin-bootstrap',
+  name: 'KOLLI_ADMIN_KEY',
+  scopes: new Set<Scope>(['admin']),
+  customerNrs: new Set(),
+};
+
+const toAccount = (row: ApiKeyRow): Account => ({
+  keyId: row.id,
+  name: row.name,
+  scopes: new Set(row.scopes.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s))),
+  customerNrs: new Set(row.customerNrs),
+});
+
+export interface ApiKeyView {
+  Id: string;
+  Name: string;
+  CustomerNrs: string[];
+  Scopes: string[];
+  CreatedAt: string;
+  RevokedAt: string | null;
+}
+
+const view = (row: ApiKeyRow): ApiKeyView => ({
+  Id: row.id,
+  Name: row.name,
+  CustomerNrs: row.customerNrs,
+  Scopes: row.scopes,
+  CreatedAt: row.createdAt.toISOString(),
+  RevokedAt: row.revokedAt?.toISOString() ?? null,
+});
+
+export type AuthService = ReturnType<typeof createAuthService>;
+
+export function createAuthService(deps: { db: Db; config: Config }) {
+  const store = createAuthStore(deps.db);
+  // `null` caches "unknown or revoked" too, so a flood of bad keys does not reach the database.
+  const byHash = new LRUCache<string, Account | 'none'>({ max: 10_000, ttl: KEY_CACHE_MS });
+  const byId = new LRUCache<string, boolean>({ max: 10_000, ttl: KEY_CACHE_MS });
+  let secret: Promise<Uint8Array> | undefined;
+
+  const signingKey = () => {
+    secret ??= (
+      deps.config.tokenSecret ? Promise.resolve(deps.config.tokenSecret) : store.tokenSecret()
+    ).then((s) => new TextEncoder().encode(s));
+    return secret;
+  };
+
+  async function keyIsActive(id: string): Promise<boolean> {
+    const cached = byId.get(id);
+    if (cached !== undefined) return cached;
+    const active = (await store.activeKeyById(id)) !== null;
+    byId.set(id, active);
+    return active;
+  }
+
+  async function accountFromToken(token: string): Promise<Account | null> {
+    try {
+      const { payload } = await jwtVerify(token, await signingKey(), {
+        issuer: 'kolli',
+        algorithms: ['HS256'],
+      });
+      const keyId = payload.sub;
+      if (!keyId || !(await keyIsActive(keyId))) return null;
+      const scopes = String(payload.scope ?? '').split(' ');
+      return {
+        keyId,
+        name: String(payload.name ?? keyId),
+        scopes: new Set(scopes.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s))),
+        customerNrs: new Set(Array.isArray(payload.cns) ? payload.cns.map(String) : []),
+      };
+    } catch (e) {
+      if (e instanceof joseErrors.JOSEError) return null;
+      throw e;
+    }
+  }
+
+  return {
+    /** Resolves a bearer credential (API key or access token) to an account; null when it is not valid. */
+    async authenticate(credential: string): Promise<Account | null> {
+      if (deps.config.adminKey && equalSecrets(credential, deps.config.adminKey)) return ADMIN_BOOTSTRAP;
+      if (credential.split('.').length === 3) return accountFromToken(credential);
+      const hash = hashKey(credential);
+      const cached = byHash.get(hash);
+      if (cached !== undefined) return cached === 'none' ? null : cached;
+      const row = await store.activeKeyByHash(hash);
+      const account = row ? toAccount(row) : null;
+      byHash.set(hash, account ?? 'none');
+      return account;
+    },
+
+    /** Creates a key; the secret is in the answer and nowhere else. */
+    async createKey(input: { name: string; customerNrs: string[]; scopes: Scope[] }) {
+      const { id, key } = generateApiKey();
+      const row = await store.insertKey({
+        id,
+        name: input.name,
+        keyHash: hashKey(key),
+        scopes: [...new Set(input.scopes)],
+        customerNrs: [...new Set(input.customerNrs)],
+      });
+      return { ...view(row), Key: key };
+    },
+
+    listKeys: async () => (await store.listKeys()).map(view),
+
+    async revokeKey(id: string): Promise<void> {
+      if (!(await store.revokeKey(id))) throw notFound(`API key ${id}`);
+      byHash.clear();
+      byId.delete(id);
+    },
+
+    countKeys: () => store.countKeys(),
+
+    /**
+     * OAuth2 token grant: exchanges an API key id and secret for a short-lived signed access token
+     * that carries the key's scopes and customer numbers.
+     */
+    async issueToken(keyId: string, key: string) {
+      const row = await store.activeKeyByHash(hashKey(key));
+      if (!row || row.id !== keyId) {
+        throw new DomainError('unauthorized', 'invalid_credentials', 'Unknown key id or key.');
+      }
+      const ttl = deps.config.tokenTtlSeconds;
+      const token = await new SignJWT({ scope: row.scopes.join(' '), cns: row.customerNrs, name: row.name })
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setSubject(row.id)
+        .setIssuer('kolli')
+        .setIssuedAt()
+        .setExpirationTime(`${ttl}s`)
+        .sign(await signingKey());
+      return { access_token: token, token_type: 'Bearer' as const, expires_in: ttl };
+    },
+  };
+}

@@ -1,0 +1,67 @@
+import { randomBytes } from 'node:crypto';
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
+import type { DbOrTx } from '../db/client';
+import { settings } from '../db/tables';
+import type { Scope } from './access';
+import { apiKeys } from './tables';
+
+export type ApiKeyRow = typeof apiKeys.$inferSelect;
+
+export function createAuthStore(db: DbOrTx) {
+  return {
+    async insertKey(row: {
+      id: string;
+      name: string;
+      keyHash: string;
+      scopes: Scope[];
+      customerNrs: string[];
+    }) {
+      const [inserted] = await db.insert(apiKeys).values(row).returning();
+      if (!inserted) throw new Error('insert returned no row');
+      return inserted;
+    },
+
+    async activeKeyByHash(keyHash: string) {
+      const [row] = await db
+        .select()
+        .from(apiKeys)
+        .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)));
+      return row ?? null;
+    },
+
+    async activeKeyById(id: string) {
+      const [row] = await db
+        .select()
+        .from(apiKeys)
+        .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)));
+      return row ?? null;
+    },
+
+    listKeys: () => db.select().from(apiKeys).orderBy(desc(apiKeys.createdAt)),
+
+    async revokeKey(id: string): Promise<boolean> {
+      const rows = await db
+        .update(apiKeys)
+        .set({ revokedAt: sql`now()` })
+        .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+        .returning({ id: apiKeys.id });
+      return rows.length > 0;
+    },
+
+    async countKeys(): Promise<number> {
+      const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(apiKeys);
+      return row?.n ?? 0;
+    },
+
+    /** The installation's token-signing secret: created once, then shared by every process. */
+    async tokenSecret(): Promise<string> {
+      await db
+        .insert(settings)
+        .values({ key: 'token_secret', value: randomBytes(32).toString('base64url') })
+        .onConflictDoNothing();
+      const [row] = await db.select().from(settings).where(eq(settings.key, 'token_secret'));
+      if (!row) throw new Error('token secret missing after insert');
+      return row.value;
+    },
+  };
+}

@@ -1,0 +1,119 @@
+import { createHash } from 'node:crypto';
+import { and, eq, sql } from 'drizzle-orm';
+import type { Db, Tx } from '../db/client';
+import { DomainError } from '../lib/errors';
+import { idempotencyKeys } from './tables';
+
+/** How long a key's first answer is replayed. */
+export const REPLAY_HOURS = 24;
+
+export interface StoredResponse {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+/** A stable hash of a request body: the same JSON value hashes the same whatever its key order. */
+export function requestHash(value: unknown): string {
+  const canonical = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(canonical)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
+          )
+        : v;
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(value)))
+    .digest('hex');
+}
+
+/**
+ * `Idempotency-Key` for booking (CONTRACT §5): the first request with a key claims it; its answer is
+ * stored in the same transaction as the booking, so a retry after a crash either finds the answer or
+ * finds nothing booked. The same key with another body is 422; while the first is still running, 409.
+ * A claim whose request died without committing is taken over after `leaseMs`.
+ */
+export function createIdempotency({ db, leaseMs }: { db: Db; leaseMs: number }) {
+  const where = (apiKeyId: string, key: string) =>
+    and(eq(idempotencyKeys.apiKeyId, apiKeyId), eq(idempotencyKeys.key, key));
+
+  return {
+    /**
+     * Runs `execute` once per (API key, key). `execute` receives `remember`, to call inside its own
+     * transaction with the answer it is about to commit.
+     */
+    async run(
+      apiKeyId: string,
+      key: string,
+      hash: string,
+      execute: (remember: (tx: Tx, response: StoredResponse) => Promise<void>) => Promise<StoredResponse>,
+    ): Promise<StoredResponse & { replayed: boolean }> {
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const claimed = await db
+          .insert(idempotencyKeys)
+          .values({ apiKeyId, key, requestHash: hash })
+          .onConflictDoNothing()
+          .returning({ key: idempotencyKeys.key });
+        if (claimed.length === 0) {
+          const [row] = await db.select().from(idempotencyKeys).where(where(apiKeyId, key));
+          if (!row) continue; // released in between: claim again
+          const age = Date.now() - row.createdAt.getTime();
+          if (age > REPLAY_HOURS * 3_600_000) {
+            await db
+              .delete(idempotencyKeys)
+              .where(and(where(apiKeyId, key), eq(idempotencyKeys.createdAt, row.createdAt)));
+            continue;
+          }
+          if (row.requestHash !== hash) {
+            throw new DomainError(
+              'unprocessable',
+              'idempotency_key_reused',
+              `Idempotency-Key '${key}' was used with a different request body.`,
+            );
+          }
+          if (row.responseStatus === null) {
+            if (age < leaseMs) {
+              throw new DomainError(
+                'conflict',
+                'idempotency_in_flight',
+                `A request with Idempotency-Key '${key}' is still being processed.`,
+              );
+            }
+            // The first request died without an answer (and booked nothing): take the claim over.
+            await db.update(idempotencyKeys).set({ createdAt: sql`now()` }).where(where(apiKeyId, key));
+          } else {
+            return {
+              status: row.responseStatus,
+              body: row.responseBody,
+              headers: row.responseHeaders ?? {},
+              replayed: true,
+            };
+          }
+        }
+        try {
+          const response = await execute(async (tx, r) => {
+            await tx
+              .update(idempotencyKeys)
+              .set({ responseStatus: r.status, responseBody: r.body, responseHeaders: r.headers })
+              .where(where(apiKeyId, key));
+          });
+          return { ...response, replayed: false };
+        } catch (e) {
+          // A rejected request books nothing; free the key so a corrected retry can use it.
+          await db.delete(idempotencyKeys).where(where(apiKeyId, key));
+          throw e;
+        }
+      }
+      throw new DomainError(
+        'conflict',
+        'idempotency_in_flight',
+        `Idempotency-Key '${key}' is busy; try again.`,
+      );
+    },
+  };
+}
+
+export type Idempotency = ReturnType<typeof createIdempotency>;

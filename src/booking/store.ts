@@ -1,0 +1,100 @@
+import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
+import type { DbOrTx } from '../db/client';
+import { parcelSerial, parcels, shipmentSerial, shipments } from './tables';
+
+export type ShipmentRow = typeof shipments.$inferSelect;
+export type NewShipmentRow = typeof shipments.$inferInsert;
+export type ParcelRow = typeof parcels.$inferSelect;
+export type ParcelValues = Omit<ParcelRow, 'shipmentId'>;
+
+const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;
+
+export function createBookingStore(db: DbOrTx) {
+  return {
+    /** The shipment, locked for the rest of the transaction (concurrent updates take turns). */
+    async lockShipment(id: string): Promise<ShipmentRow | null> {
+      const [row] = await db.select().from(shipments).where(eq(shipments.id, id)).for('update');
+      return row ?? null;
+    },
+
+    async shipment(id: string): Promise<ShipmentRow | null> {
+      const [row] = await db.select().from(shipments).where(eq(shipments.id, id));
+      return row ?? null;
+    },
+
+    parcelsOf: (shipmentId: string) =>
+      db.select().from(parcels).where(eq(parcels.shipmentId, shipmentId)).orderBy(asc(parcels.seq)),
+
+    async nextShipmentSerial(): Promise<bigint> {
+      const [row] = rowsOf<{ n: string }>(
+        await db.execute(sql`select nextval(${shipmentSerial.seqName}) as n`),
+      );
+      return BigInt(row?.n ?? Number.NaN);
+    },
+
+    async nextParcelSerials(count: number): Promise<bigint[]> {
+      if (count === 0) return [];
+      const rows = rowsOf<{ n: string }>(
+        await db.execute(sql`select nextval(${parcelSerial.seqName}) as n from generate_series(1, ${count})`),
+      );
+      return rows.map((r) => BigInt(r.n));
+    },
+
+    async ownerOfParcel(parcelId: string): Promise<string | null> {
+      const [row] = await db
+        .select({ customerNr: shipments.customerNr })
+        .from(parcels)
+        .innerJoin(shipments, eq(shipments.id, parcels.shipmentId))
+        .where(eq(parcels.parcelId, parcelId));
+      return row?.customerNr ?? null;
+    },
+
+    /** Parcel ids among `ids` that belong to a shipment other than `shipmentId`. */
+    async parcelIdsUsedElsewhere(ids: string[], shipmentId: string): Promise<Set<string>> {
+      if (ids.length === 0) return new Set();
+      const rows = await db
+        .select({ id: parcels.parcelId })
+        .from(parcels)
+        .where(and(inArray(parcels.parcelId, ids), ne(parcels.shipmentId, shipmentId)));
+      return new Set(rows.map((r) => r.id));
+    },
+
+    async insertShipment(row: NewShipmentRow): Promise<void> {
+      await db.insert(shipments).values(row);
+    },
+
+    async updateShipment(id: string, patch: Partial<NewShipmentRow>): Promise<void> {
+      await db
+        .update(shipments)
+        .set({ ...patch, updatedAt: sql`now()` })
+        .where(eq(shipments.id, id));
+    },
+
+    /**
+     * Makes the shipment's parcels exactly `list`, in order: one delete and one set-based insert
+     * (json_to_recordset), so 999 parcels cost two statements instead of 999.
+     */
+    async replaceParcels(shipmentId: string, list: ParcelValues[]): Promise<void> {
+      await db.delete(parcels).where(eq(parcels.shipmentId, shipmentId));
+      if (list.length === 0) return;
+      const payload = JSON.stringify(
+        list.map((p) => ({
+          parcel_id: p.parcelId,
+          seq: p.seq,
+          weight_g: p.weightG,
+          length_cm: p.lengthCm,
+          height_cm: p.heightCm,
+          width_cm: p.widthCm,
+          volume_cm3: p.volumeCm3,
+        })),
+      );
+      await db.execute(sql`
+        insert into parcels (shipment_id, parcel_id, seq, weight_g, length_cm, height_cm, width_cm, volume_cm3)
+        select ${shipmentId}, r.parcel_id, r.seq, r.weight_g, r.length_cm, r.height_cm, r.width_cm, r.volume_cm3
+        from json_to_recordset(${payload}::json)
+          as r(parcel_id text, seq int, weight_g int, length_cm int, height_cm int, width_cm int, volume_cm3 bigint)`);
+    },
+  };
+}
+
+export type BookingStore = ReturnType<typeof createBookingStore>;

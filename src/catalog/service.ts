@@ -1,0 +1,144 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { Value } from 'typebox/value';
+import type { Db } from '../db/client';
+import { Violations } from '../lib/errors';
+import { DATA_DIR } from '../reference-data/files';
+import { loadWhenChanged } from '../reference-data/terminals-loads';
+import {
+  type CatalogSnapshot,
+  checkCatalog,
+  checkRequiredFields,
+  checkServices,
+  type RequiredField,
+  requiredFieldsFor,
+  snapshotOf,
+} from './rules';
+import { type Catalog, CatalogSchema, type Product, type ServiceDef } from './schemas';
+import { readCatalog, writeCatalog } from './store';
+
+export type { CatalogSnapshot, RequiredField } from './rules';
+export type { Product, ServiceDef, TimeWindow } from './schemas';
+
+const SHIPPED_FILE = 'catalog/catalog.json';
+
+/**
+ * How long a process trusts its cached catalogue. A replace through this process is seen at once;
+ * other processes (scale-out) see it within this time.
+ */
+export const CATALOG_CACHE_MS = 10_000;
+
+/** The rule helpers bound to one catalogue snapshot: one `await catalog.rules()` per request. */
+export interface CatalogRules {
+  readonly snapshot: CatalogSnapshot;
+  product(code: string): Product | null;
+  service(code: string): ServiceDef | null;
+  checkServices(
+    product: Product,
+    serviceCodes: readonly string[],
+    violations: Violations,
+    field?: string,
+  ): ServiceDef[];
+  requiredFieldsFor(serviceCodes: readonly string[]): RequiredField[];
+  checkRequiredFields(
+    serviceCodes: readonly string[],
+    values: Readonly<Record<string, unknown>>,
+    violations: Violations,
+  ): void;
+}
+
+const bind = (snapshot: CatalogSnapshot): CatalogRules => ({
+  snapshot,
+  product: (code) => snapshot.productByCode.get(code) ?? null,
+  service: (code) => snapshot.serviceByCode.get(code) ?? null,
+  checkServices: (product, codes, violations, field) =>
+    checkServices(snapshot, product, codes, violations, field),
+  requiredFieldsFor: (codes) => requiredFieldsFor(snapshot, codes),
+  checkRequiredFields: (codes, values, violations) =>
+    checkRequiredFields(snapshot, codes, values, violations),
+});
+
+/** Reads and checks the shipped catalogue; a broken file stops the start with the violated paths. */
+export function readShippedCatalog(): { catalog: Catalog; sha256: string } {
+  const text = readFileSync(new URL(SHIPPED_FILE, `file://${DATA_DIR}`), 'utf8');
+  const parsed: unknown = JSON.parse(text);
+  if (!Value.Check(CatalogSchema, parsed)) {
+    const first = [...Value.Errors(CatalogSchema, parsed)].slice(0, 5);
+    throw new Error(`data/${SHIPPED_FILE} does not match the catalogue format: ${JSON.stringify(first)}`);
+  }
+  const violations = new Violations();
+  checkCatalog(parsed, violations);
+  violations.throwIfAny();
+  return { catalog: parsed, sha256: createHash('sha256').update(text).digest('hex') };
+}
+
+export type CatalogService = ReturnType<typeof createCatalogService>;
+
+export function createCatalogService({ db, cacheMs = CATALOG_CACHE_MS }: { db: Db; cacheMs?: number }) {
+  let cached: { rules: Promise<CatalogRules>; at: number } | null = null;
+
+  const rules = (): Promise<CatalogRules> => {
+    const now = Date.now();
+    if (!cached || now - cached.at > cacheMs) {
+      const entry = { rules: readCatalog(db).then((c) => bind(snapshotOf(c))), at: now };
+      // A failed read is not cached: the next call tries again.
+      entry.rules.catch(() => {
+        if (cached === entry) cached = null;
+      });
+      cached = entry;
+    }
+    return cached.rules;
+  };
+
+  return {
+    /** The catalogue with its rule helpers, cached (see `CATALOG_CACHE_MS`). */
+    rules,
+    async products(): Promise<readonly Product[]> {
+      return (await rules()).snapshot.products;
+    },
+    /** The product, or null when the code is unknown. */
+    async product(code: string): Promise<Product | null> {
+      return (await rules()).product(code);
+    },
+    async services(): Promise<readonly ServiceDef[]> {
+      return (await rules()).snapshot.services;
+    },
+    async service(code: string): Promise<ServiceDef | null> {
+      return (await rules()).service(code);
+    },
+    /** See `rules.ts` `checkServices`. */
+    async checkServices(
+      product: Product,
+      serviceCodes: readonly string[],
+      violations: Violations,
+      field = 'Services',
+    ) {
+      return (await rules()).checkServices(product, serviceCodes, violations, field);
+    },
+    async requiredFieldsFor(serviceCodes: readonly string[]): Promise<RequiredField[]> {
+      return (await rules()).requiredFieldsFor(serviceCodes);
+    },
+
+    /** Loads the shipped catalogue when the file changed since the last load (start-up). */
+    async loadShipped(): Promise<boolean> {
+      const { catalog, sha256 } = readShippedCatalog();
+      const loaded = await loadWhenChanged(db, SHIPPED_FILE, sha256, (tx) => writeCatalog(tx, catalog));
+      if (loaded) cached = null;
+      return loaded;
+    },
+
+    /**
+     * Replaces the whole catalogue (admin API) in one transaction. Reports every semantic violation
+     * (duplicate codes, unknown services) as a 400. The shipped file is loaded again only when it
+     * changes in a later release.
+     */
+    async replace(catalog: Catalog): Promise<{ products: number; services: number }> {
+      const violations = new Violations();
+      checkCatalog(catalog, violations);
+      violations.throwIfAny();
+      await db.transaction((tx) => writeCatalog(tx, catalog));
+      cached = null;
+      return { products: catalog.Products.length, services: catalog.Services.length };
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import { resolve } from 'node:path';
+import { type Static, Type } from 'typebox';
+import { Value } from 'typebox/value';
+
+/** Every setting Kolli reads from the environment; the only place `process.env` is read. */
+const ConfigSchema = Type.Object({
+  nodeEnv: Type.String(),
+  port: Type.Integer({ minimum: 0, maximum: 65535 }),
+  host: Type.String({ minLength: 1 }),
+  databaseUrl: Type.Union([Type.String({ pattern: '^postgres(ql)?://' }), Type.Null()]),
+  dataDir: Type.String({ minLength: 1 }),
+  adminKey: Type.Union([Type.String({ minLength: 16 }), Type.Null()]),
+  tokenSecret: Type.Union([Type.String({ minLength: 32 }), Type.Null()]),
+  tokenTtlSeconds: Type.Integer({ minimum: 60, maximum: 86400 }),
+  gs1Prefix: Type.String({ pattern: '^[0-9]{7,10}$' }),
+  rateLimitPerMinute: Type.Integer({ minimum: 1 }),
+  bodyLimitBytes: Type.Integer({ minimum: 1024 }),
+  requestTimeoutMs: Type.Integer({ minimum: 1000 }),
+  logLevel: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+  ),
+  workers: Type.Integer({ minimum: 1, maximum: 64 }),
+  webhookAllowPrivate: Type.Boolean(),
+  invoiceCron: Type.Union([Type.String({ minLength: 9 }), Type.Null()]),
+});
+
+export type Config = Readonly<Static<typeof ConfigSchema>>;
+
+type Env = Record<string, string | undefined>;
+
+const blank = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v.trim());
+const int = (v: string | undefined, fallback: number) => {
+  const s = blank(v);
+  return s === undefined ? fallback : Number(s);
+};
+
+/**
+ * Reads the configuration from an environment (default `process.env`) and checks it against
+ * the schema, so a typo such as `PORT=80a` stops the server at start with a clear message.
+ */
+export function loadConfig(env: Env = process.env): Config {
+  const candidate = {
+    nodeEnv: blank(env.NODE_ENV) ?? 'development',
+    port: int(env.PORT, 8080),
+    host: blank(env.HOST) ?? '0.0.0.0',
+    databaseUrl: blank(env.DATABASE_URL) ?? null,
+    dataDir: resolve(blank(env.KOLLI_DATA_DIR) ?? './var'),
+    adminKey: blank(env.KOLLI_ADMIN_KEY) ?? null,
+    tokenSecret: blank(env.KOLLI_TOKEN_SECRET) ?? null,
+    tokenTtlSeconds: int(env.KOLLI_TOKEN_TTL_SECONDS, 3600),
+    // A demo GS1 company prefix; a carrier sets its own.
+    gs1Prefix: blank(env.KOLLI_GS1_PREFIX) ?? '7090001',
+    rateLimitPerMinute: int(env.KOLLI_RATE_LIMIT_PER_MINUTE, 1200),
+    // A 999-parcel booking with customs lines is about 0.5 MB; leave room for long free texts.
+    bodyLimitBytes: int(env.KOLLI_BODY_LIMIT_BYTES, 4 * 1024 * 1024),
+    requestTimeoutMs: int(env.KOLLI_REQUEST_TIMEOUT_MS, 30_000),
+    logLevel: blank(env.LOG_LEVEL) ?? 'info',
+    workers: int(env.KOLLI_WORKERS, 1),
+    webhookAllowPrivate: blank(env.KOLLI_WEBHOOK_ALLOW_PRIVATE) === '1',
+    invoiceCron: blank(env.KOLLI_INVOICE_CRON) ?? null,
+  };
+  if (!Value.Check(ConfigSchema, candidate)) {
+    const problems = [...Value.Errors(ConfigSchema, candidate)].map(
+      (e) => `${e.instancePath.slice(1) || 'config'}: ${e.message}`,
+    );
+    throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+  return Object.freeze(candidate);
+}
+
+export const isProduction = (config: Config) => config.nodeEnv === 'production';

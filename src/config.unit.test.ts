@@ -1,0 +1,27 @@
+import { describe, expect, test } from 'vitest';
+import { loadConfig } from './config';
+
+describe('loadConfig', () => {
+  test('defaults run the embedded database on port 8080', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      databaseUrl: null,
+      workers: 1,
+      nodeEnv: 'development',
+    });
+    expect(config.dataDir).toMatch(/var$/);
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  test('a malformed value stops the start with the setting named', () => {
+    expect(() => loadConfig({ PORT: '80a' })).toThrow(/port/);
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).toThrow(/databaseUrl/);
+    expect(() => loadConfig({ KOLLI_ADMIN_KEY: 'short' })).toThrow(/adminKey/);
+  });
+
+  test('blank values count as unset', () => {
+    expect(loadConfig({ DATABASE_URL: '  ', PORT: '' })).toMatchObject({ databaseUrl: null, port: 8080 });
+  });
+});

@@ -1,0 +1,86 @@
+import { randomBytes } from 'node:crypto';
+import { asc, eq, inArray } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { DomainError } from '../lib/errors';
+import { type Agreement, customers, type PostalAddress } from './tables';
+
+export type CustomerRow = typeof customers.$inferSelect;
+
+export interface CustomerView {
+  CustomerNr: string;
+  Name: string;
+  OrgNr: string | null;
+  Address: PostalAddress | null;
+  Agreement: Agreement;
+  PriceServiceId: string;
+  CreatedAt: string;
+}
+
+const view = (row: CustomerRow): CustomerView => ({
+  CustomerNr: row.customerNr,
+  Name: row.name,
+  OrgNr: row.orgNr,
+  Address: row.address,
+  Agreement: row.agreement,
+  PriceServiceId: row.priceServiceId,
+  CreatedAt: row.createdAt.toISOString(),
+});
+
+/** Price-service ids are opaque and unguessable, unlike customer numbers. */
+const newPriceServiceId = () => `PS${randomBytes(8).toString('hex').toUpperCase()}`;
+
+export type CustomerService = ReturnType<typeof createCustomerService>;
+
+export function createCustomerService({ db }: { db: Db }) {
+  return {
+    async create(input: {
+      CustomerNr: string;
+      Name: string;
+      OrgNr?: string;
+      Address?: PostalAddress;
+      Agreement?: Agreement;
+    }): Promise<CustomerView> {
+      const [row] = await db
+        .insert(customers)
+        .values({
+          customerNr: input.CustomerNr,
+          name: input.Name,
+          orgNr: input.OrgNr ?? null,
+          address: input.Address ?? null,
+          agreement: input.Agreement ?? {},
+          priceServiceId: newPriceServiceId(),
+        })
+        .onConflictDoNothing({ target: customers.customerNr })
+        .returning();
+      if (!row) {
+        throw new DomainError(
+          'conflict',
+          'customer_exists',
+          `Customer number ${input.CustomerNr} already exists.`,
+        );
+      }
+      return view(row);
+    },
+
+    list: async () => (await db.select().from(customers).orderBy(asc(customers.customerNr))).map(view),
+
+    async get(customerNr: string): Promise<CustomerRow | null> {
+      const [row] = await db.select().from(customers).where(eq(customers.customerNr, customerNr));
+      return row ?? null;
+    },
+
+    async existing(customerNrs: string[]): Promise<Set<string>> {
+      if (customerNrs.length === 0) return new Set();
+      const rows = await db
+        .select({ nr: customers.customerNr })
+        .from(customers)
+        .where(inArray(customers.customerNr, customerNrs));
+      return new Set(rows.map((r) => r.nr));
+    },
+
+    async byPriceServiceId(id: string): Promise<CustomerRow | null> {
+      const [row] = await db.select().from(customers).where(eq(customers.priceServiceId, id));
+      return row ?? null;
+    },
+  };
+}

@@ -1,0 +1,73 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
+import { sql } from 'drizzle-orm';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import pg from 'pg';
+import { migratePgliteClient, migratePool } from './migrate';
+import * as schema from './schema';
+
+/** The Drizzle handle every store uses; the same type for PGlite and node-postgres. */
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+/** A handle inside `db.transaction(...)`; stores accept either. */
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+export type DbOrTx = Db | Tx;
+
+export interface Database {
+  readonly db: Db;
+  readonly kind: 'pglite' | 'postgres';
+  /** The embedded engine itself, when it is one (tests dump and load its files). */
+  readonly pglite?: PGlite;
+  /** Throws when the database cannot answer a trivial query. */
+  ping(): Promise<void>;
+  /** Applies the committed migrations (safe to call from several processes at once). */
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** `postgres://…`; null opens the embedded PGlite. */
+  url: string | null;
+  /** Where PGlite keeps its files (`<dataDir>/pgdata`); null keeps them in memory (tests). */
+  dataDir: string | null;
+  /** Connection pool size for PostgreSQL. */
+  poolSize?: number;
+  /** Extra PGlite options (tests start from a migrated dump with `loadDataDir`). */
+  pglite?: PGliteOptions;
+}
+
+export async function openDatabase(options: OpenOptions): Promise<Database> {
+  if (options.url) return openPostgres(options.url, options.poolSize ?? 10);
+  const dataDir = options.dataDir === null ? undefined : join(options.dataDir, 'pgdata');
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const client = await PGlite.create({ ...options.pglite, ...(dataDir ? { dataDir } : {}) });
+  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  return {
+    db,
+    kind: 'pglite',
+    pglite: client,
+    ping: async () => {
+      await client.query('select 1');
+    },
+    migrate: () => migratePgliteClient(client),
+    close: () => client.close(),
+  };
+}
+
+function openPostgres(url: string, max: number): Database {
+  const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5000 });
+  // An idle client whose server went away emits 'error'; the pool drops it and reconnects later.
+  pool.on('error', () => {});
+  const db = drizzlePg(pool, { schema }) as unknown as Db;
+  return {
+    db,
+    kind: 'postgres',
+    ping: async () => {
+      await db.execute(sql`select 1`);
+    },
+    migrate: () => migratePool(pool),
+    close: () => pool.end(),
+  };
+}

@@ -1,0 +1,96 @@
+import { sql } from 'drizzle-orm';
+import type { DbOrTx } from '../db/client';
+import { outboxEvents } from './tables';
+
+/** The event kinds of CONTRACT §10; webhooks subscribe to all of them. */
+export const EVENT_TYPES = [
+  'shipment.created',
+  'shipment.updated',
+  'shipment.published',
+  'shipment.cancelled',
+  'parcel.pickedup',
+  'parcel.arrived_terminal',
+  'parcel.out_for_delivery',
+  'parcel.delivered',
+  'parcel.delivery_failed',
+  'invoice.issued',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+const KNOWN = new Set<string>(EVENT_TYPES);
+
+/** One domain event, as booking, operations and invoicing describe it. */
+export interface DomainEvent {
+  type: EventType;
+  /** The customer the event belongs to: the shipment's sender customer, or the invoice's payer. */
+  customerNr: string | number;
+  /** The GSIN; required for `shipment.*` and `parcel.*` events (it orders their delivery). */
+  shipmentId?: string | null;
+  /**
+   * Parcels the event concerns. For `shipment.*` events give EVERY parcel of the shipment, so a
+   * webhook registered on one parcel number (eventValueType 1) hears about its shipment too.
+   */
+  parcelIds?: readonly string[];
+  invoiceNr?: string | number | null;
+  /** Facts an integrator needs, with the spec's PascalCase names (`ShipmentStatus`, `Terminal`, ...). */
+  data?: Record<string, unknown>;
+  /** When it happened (a scan's time); default: the transaction's time. */
+  occurredAt?: Date;
+}
+
+// Namespace of the per-shipment advisory locks (the two-key form keeps them apart from other locks).
+const SHIPMENT_LOCK_SPACE = 7_090_002;
+
+/**
+ * Records domain events in the outbox. Call it INSIDE the transaction that makes the change, so the
+ * event exists exactly when the change does; webhook deliveries follow later, from the worker.
+ *
+ * Order: events of one shipment are delivered in the order of their outbox ids. To make that order
+ * the commit order, this takes a transaction-scoped advisory lock per shipment before inserting, so
+ * a second transaction emitting for the same shipment waits until the first commits. Emit all of a
+ * transaction's events in one call (the locks are then taken in a fixed order, which avoids
+ * deadlocks between transactions touching several shipments), after locking your own rows.
+ *
+ * The delivered `data` is `{CustomerNr, ShipmentId?, ParcelIds?, InvoiceNr?, ...data}`.
+ *
+ * @returns the outbox ids, in the order given.
+ */
+export async function emitEvents(tx: DbOrTx, events: readonly DomainEvent[]): Promise<number[]> {
+  if (events.length === 0) return [];
+  for (const e of events) {
+    if (!KNOWN.has(e.type)) throw new Error(`Unknown event type '${e.type}'.`);
+    if (e.type !== 'invoice.issued' && !e.shipmentId)
+      throw new Error(`Event '${e.type}' needs a shipmentId.`);
+  }
+  const shipments = [...new Set(events.map((e) => e.shipmentId).filter((s): s is string => !!s))].sort();
+  for (const shipmentId of shipments) {
+    await tx.execute(sql`select pg_advisory_xact_lock(${SHIPMENT_LOCK_SPACE}::int, hashtext(${shipmentId}))`);
+  }
+  const rows = events.map((e) => {
+    const parcelIds = [...(e.parcelIds ?? [])];
+    const invoiceNr = e.invoiceNr === undefined || e.invoiceNr === null ? null : String(e.invoiceNr);
+    const data: Record<string, unknown> = { CustomerNr: String(e.customerNr) };
+    if (e.shipmentId) data.ShipmentId = e.shipmentId;
+    if (parcelIds.length > 0) data.ParcelIds = parcelIds;
+    if (invoiceNr !== null) data.InvoiceNr = invoiceNr;
+    Object.assign(data, e.data);
+    return {
+      type: e.type,
+      customerNr: String(e.customerNr),
+      shipmentId: e.shipmentId ?? null,
+      parcelIds,
+      invoiceNr,
+      data,
+      ...(e.occurredAt ? { occurredAt: e.occurredAt } : {}),
+    };
+  });
+  const inserted = await tx.insert(outboxEvents).values(rows).returning({ id: outboxEvents.id });
+  return inserted.map((r) => r.id);
+}
+
+/** Records one domain event in the outbox inside the caller's transaction; see `emitEvents`. */
+export async function emitEvent(tx: DbOrTx, event: DomainEvent): Promise<number> {
+  const [id] = await emitEvents(tx, [event]);
+  if (id === undefined) throw new Error('outbox insert returned no id');
+  return id;
+}

@@ -1,0 +1,42 @@
+import fc from 'fast-check';
+import { Type } from 'typebox';
+import { describe, expect, test } from 'vitest';
+import { compileBinder } from './binding';
+
+const schema = Type.Object({
+  ShipmentId: Type.Optional(Type.String()),
+  Parcels: Type.Array(
+    Type.Object({ ParcelId: Type.Optional(Type.String()), Weight: Type.Optional(Type.Number()) }),
+  ),
+  Note: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+});
+
+describe('compileBinder', () => {
+  const bind = compileBinder(schema);
+
+  test('renames properties to the declared spelling, at every depth', () => {
+    expect(bind({ shipmentid: 'X', PARCELS: [{ parcelid: 'A', weight: 2 }] })).toEqual({
+      ShipmentId: 'X',
+      Parcels: [{ ParcelId: 'A', Weight: 2 }],
+    });
+  });
+
+  test('drops null for properties that do not accept null, keeps it where null is allowed', () => {
+    expect(bind({ ShipmentId: null, Note: null, Parcels: [] })).toEqual({ Note: null, Parcels: [] });
+  });
+
+  test('keeps unknown properties and non-object values as they are', () => {
+    expect(bind({ Extra: 1, Parcels: 'x' })).toEqual({ Extra: 1, Parcels: 'x' });
+    expect(bind([1, 2])).toEqual([1, 2]);
+    expect(bind('text')).toBe('text');
+  });
+
+  test('any casing of a declared name binds to it (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.boolean(), { minLength: 10, maxLength: 10 }), (upper) => {
+        const name = [...'shipmentid'].map((c, i) => (upper[i] ? c.toUpperCase() : c)).join('');
+        expect(bind({ [name]: 'v', Parcels: [] })).toEqual({ ShipmentId: 'v', Parcels: [] });
+      }),
+    );
+  });
+});

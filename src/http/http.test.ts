@@ -1,0 +1,240 @@
+import { Type } from 'typebox';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
+
+const PROBLEM_FIELDS = ['errors', 'state', 'status', 'title', 'traceId', 'type'];
+const admin = bearer(ADMIN_KEY);
+
+let ctx: TestContext;
+let key: string;
+
+beforeAll(async () => {
+  ctx = await buildTestApp({
+    env: { KOLLI_BODY_LIMIT_BYTES: '2048' },
+    extraRoutes: (app) => {
+      app.get('/test/boom', async () => {
+        throw new Error('secret internal detail');
+      });
+      app.get(
+        '/test/echo',
+        {
+          schema: {
+            querystring: Type.Object({
+              Customernr: Type.String(),
+              Service: Type.Optional(Type.Array(Type.String())),
+              Weight: Type.Optional(Type.Integer({ maximum: 99999 })),
+            }),
+          },
+        },
+        async (request) => request.query,
+      );
+    },
+  });
+  key = await ctx.keyFor({ scopes: ['price'] });
+});
+afterAll(() => ctx.close());
+
+function expectProblem(res: Awaited<ReturnType<typeof ctx.app.inject>>, status: number) {
+  expect(res.statusCode).toBe(status);
+  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  const body = json(res);
+  expect(body.state).toBe(status);
+  expect(body.status).toBe(status);
+  expect(body.traceId).toBe(res.headers['x-request-id']);
+  expect(typeof body.type).toBe('string');
+  expect(typeof body.title).toBe('string');
+  return body;
+}
+
+describe('problem answers', () => {
+  test('schema violations list every field with the spec body shape', async () => {
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/admin/customers',
+      headers: admin,
+      payload: {
+        CustomerNr: 'abc',
+        Agreement: { FreightDiscountPercent: 120, SpecialUnitCodes: ['51', '12'] },
+      },
+    });
+    const body = expectProblem(res, 400);
+    expect(Object.keys(body).sort()).toEqual(PROBLEM_FIELDS);
+    expect(body.type).toBe('https://tools.ietf.org/html/rfc7231#section-6.5.1');
+    expect(body.title).toBe('One or more validation errors occurred.');
+    expect(Object.keys(body.errors as object).sort()).toEqual([
+      'Agreement.FreightDiscountPercent',
+      'Agreement.SpecialUnitCodes[1]',
+      'CustomerNr',
+      'Name',
+    ]);
+    expect((body.errors as Record<string, string[]>).Name).toEqual(['The Name field is required.']);
+  });
+
+  test('a string where a number belongs in a JSON body is a 400, not coerced', async () => {
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/admin/customers',
+      headers: admin,
+      payload: { CustomerNr: '77', Name: 'X', Agreement: { FreightDiscountPercent: '10' } },
+    });
+    const body = expectProblem(res, 400);
+    expect(body.errors).toEqual({
+      'Agreement.FreightDiscountPercent': ['The FreightDiscountPercent field must be a number.'],
+    });
+  });
+
+  test('malformed JSON is a 400 problem on the request', async () => {
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/admin/customers',
+      headers: { ...admin, 'content-type': 'application/json' },
+      payload: '{"CustomerNr": ',
+    });
+    const body = expectProblem(res, 400);
+    expect(Object.keys(body).sort()).toEqual(PROBLEM_FIELDS);
+    expect(Object.keys(body.errors as object)).toEqual(['request']);
+  });
+
+  test('a body that is not an object is a 400 problem on the request', async () => {
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/admin/customers',
+      headers: admin,
+      payload: [1, 2],
+    });
+    expect(Object.keys(expectProblem(res, 400).errors as object)).toEqual(['request']);
+  });
+
+  test('an unknown path is a 404 problem', async () => {
+    const res = await ctx.app.inject({ method: 'GET', url: '/v9/nothing', headers: bearer(key) });
+    expectProblem(res, 404);
+  });
+
+  test('a body over the limit is a 413 problem', async () => {
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/admin/customers',
+      headers: admin,
+      payload: { CustomerNr: '5', Name: 'x'.repeat(4000) },
+    });
+    expectProblem(res, 413);
+  });
+
+  test('a wrong content type is a 415 problem', async () => {
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/admin/customers',
+      headers: { ...admin, 'content-type': 'text/csv' },
+      payload: 'CustomerNr,Name\n5,X',
+    });
+    expectProblem(res, 415);
+  });
+
+  test('a server fault is a 500 problem with the trace id and no internals', async () => {
+    const res = await ctx.app.inject({ method: 'GET', url: '/test/boom', headers: bearer(key) });
+    const body = expectProblem(res, 500);
+    expect(res.body).not.toContain('secret internal detail');
+    expect(body).not.toHaveProperty('stack');
+  });
+
+  test('the caller’s X-Request-Id becomes the trace id', async () => {
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: '/v9/nothing',
+      headers: { ...bearer(key), 'x-request-id': 'abc-123' },
+    });
+    expect(res.headers['x-request-id']).toBe('abc-123');
+    expect(json(res).traceId).toBe('abc-123');
+  });
+});
+
+describe('case-insensitive binding', () => {
+  test('JSON property names bind whatever their case', async () => {
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/admin/customers',
+      headers: admin,
+      payload: { customernr: '4242', NAME: 'Lowercase AS', agreement: { freightdiscountpercent: 5 } },
+    });
+    expect(res.statusCode).toBe(201);
+    expect(json(res)).toMatchObject({
+      CustomerNr: '4242',
+      Name: 'Lowercase AS',
+      Agreement: { FreightDiscountPercent: 5 },
+    });
+  });
+
+  test('query parameter names bind whatever their case, and a single value is a list of one', async () => {
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: '/test/echo?customernr=1000&SERVICE=16&weight=12',
+      headers: bearer(key),
+    });
+    expect(res.statusCode).toBe(200);
+    expect(json(res)).toEqual({ Customernr: '1000', Service: ['16'], Weight: 12 });
+  });
+
+  test('repeated query parameters form a list; errors name the spec spelling', async () => {
+    const ok = await ctx.app.inject({
+      method: 'GET',
+      url: '/test/echo?Customernr=1&service=16&service=35',
+      headers: bearer(key),
+    });
+    expect(json(ok).Service).toEqual(['16', '35']);
+    const bad = await ctx.app.inject({
+      method: 'GET',
+      url: '/test/echo?weight=100000',
+      headers: bearer(key),
+    });
+    expect(json(bad).errors).toEqual({
+      Customernr: ['The Customernr field is required.'],
+      Weight: ['The Weight field must be at most 99999.'],
+    });
+  });
+
+  test('path segments match whatever their case', async () => {
+    const res = await ctx.app.inject({ method: 'GET', url: '/V1/POSTALCODES/0150', headers: bearer(key) });
+    expect(res.statusCode).toBe(200);
+    expect(json(res).Place).toBe('OSLO');
+  });
+});
+
+describe('operability', () => {
+  test('health, readiness and metrics need no key', async () => {
+    expect(json(await ctx.app.inject({ url: '/healthz' }))).toEqual({ status: 'ok' });
+    expect(json(await ctx.app.inject({ url: '/readyz' }))).toEqual({ status: 'ready' });
+    await ctx.app.inject({ url: '/v1/postalcodes/0150', headers: bearer(key) });
+    const metrics = await ctx.app.inject({ url: '/metrics' });
+    expect(metrics.statusCode).toBe(200);
+    expect(metrics.body).toMatch(
+      /http_request_duration_seconds_count\{method="GET",route="\/v1\/postalcodes\/:postalCode",status_code="200"\} \d+/,
+    );
+    expect(metrics.body).toContain('process_cpu_user_seconds_total');
+  });
+
+  test('security headers are set', async () => {
+    const res = await ctx.app.inject({ url: '/healthz' });
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['strict-transport-security']).toBeDefined();
+  });
+
+  test('the OpenAPI document describes the routes, the bearer scheme and the problem shape', async () => {
+    const doc = json<{
+      openapi: string;
+      paths: Record<string, unknown>;
+      components: { securitySchemes: Record<string, unknown>; schemas: Record<string, unknown> };
+    }>(await ctx.app.inject({ url: '/openapi.json' }));
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.paths).toHaveProperty('/v1/postalcodes/{postalCode}');
+    expect(doc.paths).toHaveProperty('/oauth/token');
+    expect(doc.components.securitySchemes).toHaveProperty('bearer');
+    expect(doc.components.schemas).toHaveProperty('Problem');
+  });
+
+  test('the docs page is served without a key', async () => {
+    const res = await ctx.app.inject({ url: '/docs/' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/text\/html/);
+    expect(res.body).toContain('/openapi.json');
+  });
+});

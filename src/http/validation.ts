@@ -1,0 +1,125 @@
+import type { ErrorObject } from 'ajv';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
+
+/**
+ * Two validators: request bodies are JSON and keep their types (a string where a number belongs is
+ * an error), while query strings and paths are text and are coerced (`?weight=12` is a number, and a
+ * single `?service=16` is a list of one).
+ */
+function makeAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    allErrors: true,
+    coerceTypes: coerce ? 'array' : false,
+    useDefaults: true,
+    removeAdditional: false,
+    strict: false,
+    verbose: true,
+  });
+  addFormats.default(ajv);
+  return ajv;
+}
+
+export const bodyAjv = makeAjv(false);
+export const textAjv = makeAjv(true);
+
+type Schema = Record<string, unknown>;
+
+const unescapePointer = (s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~');
+
+/** `/Parcels/3/Weight` → `Parcels[3].Weight`. */
+export function fieldName(segments: string[]): string {
+  let name = '';
+  for (const s of segments) {
+    if (/^\d+$/.test(s)) name += `[${s}]`;
+    else name += name ? `.${s}` : s;
+  }
+  return name;
+}
+
+const TYPE_WORDS: Record<string, string> = {
+  number: 'a number',
+  integer: 'an integer',
+  string: 'a string',
+  boolean: 'true or false',
+  array: 'an array',
+  object: 'an object',
+  null: 'null',
+};
+
+function describeType(t: unknown): string {
+  const list = Array.isArray(t) ? t : [t];
+  return list.map((x) => TYPE_WORDS[String(x)] ?? String(x)).join(' or ');
+}
+
+function message(e: ErrorObject, leaf: string): string {
+  const custom = (e.parentSchema as Schema | undefined)?.['x-error'];
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'required':
+      return `The ${leaf} field is required.`;
+    case 'type':
+      return `The ${leaf} field must be ${describeType(p.type)}.`;
+    case 'maximum':
+      return `The ${leaf} field must be at most ${p.limit}.`;
+    case 'minimum':
+      return `The ${leaf} field must be at least ${p.limit}.`;
+    case 'exclusiveMinimum':
+      return `The ${leaf} field must be greater than ${p.limit}.`;
+    case 'exclusiveMaximum':
+      return `The ${leaf} field must be less than ${p.limit}.`;
+    case 'maxLength':
+      return `The ${leaf} field must be at most ${p.limit} characters long.`;
+    case 'minLength':
+      return p.limit === 1
+        ? `The ${leaf} field must not be empty.`
+        : `The ${leaf} field must be at least ${p.limit} characters long.`;
+    case 'maxItems':
+      return `The ${leaf} field must hold at most ${p.limit} items.`;
+    case 'minItems':
+      return `The ${leaf} field must hold at least ${p.limit} items.`;
+    case 'enum':
+      return `The ${leaf} field must be one of: ${(p.allowedValues as unknown[]).join(', ')}.`;
+    case 'const':
+      return `The ${leaf} field must be ${String(p.allowedValue)}.`;
+    default:
+      if (typeof custom === 'string') return custom;
+      if (e.keyword === 'format') return `The ${leaf} field must be a valid ${p.format}.`;
+      return `The ${leaf} field ${e.message ?? 'is invalid'}.`;
+  }
+}
+
+/**
+ * Turns Ajv's errors into the spec's `errors` object: keys are the request's field names with
+ * array indexes, values every message for that field. Errors inside a failed union collapse into
+ * one message for the union.
+ */
+export function validationErrors(
+  errors: ErrorObject[],
+  context: string | undefined,
+): Record<string, string[]> {
+  const unions = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
+  const inUnion = (e: ErrorObject) =>
+    unions.some((u) => u !== e && e.schemaPath.startsWith(u.schemaPath.replace(/\/(anyOf|oneOf)$/, '/')));
+  const out: Record<string, string[]> = {};
+  for (const e of errors) {
+    if (inUnion(e)) continue;
+    const segments = e.instancePath.split('/').slice(1).map(unescapePointer);
+    if (e.keyword === 'required')
+      segments.push(String((e.params as { missingProperty: string }).missingProperty));
+    const leafSegment = [...segments].reverse().find((s) => !/^\d+$/.test(s));
+    const name = fieldName(segments) || (context === 'body' || !context ? 'request' : context);
+    const leaf = leafSegment ?? name;
+    const text =
+      name === 'request' && e.keyword === 'type'
+        ? `The request body must be ${describeType((e.params as { type: unknown }).type)}.`
+        : e.keyword === 'anyOf' || e.keyword === 'oneOf'
+          ? (((e.parentSchema as Schema | undefined)?.['x-error'] as string | undefined) ??
+            `The ${leaf} field has an invalid value.`)
+          : message(e, leaf);
+    const list = out[name] ?? [];
+    if (!list.includes(text)) list.push(text);
+    out[name] = list;
+  }
+  return out;
+}

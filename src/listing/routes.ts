@@ -1,0 +1,58 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { authErrors, Nullable, problemResponses } from '../http/schemas';
+import type { ListingService } from './service';
+
+const NStr = Nullable(Type.String());
+
+const ShipmentListRecord = Type.Object({
+  ShipmentId: Type.String(),
+  RecipientName: NStr,
+  RecipientAddress1: NStr,
+  RecipientAddress2: NStr,
+  RecipientZip: NStr,
+  RecipientPlace: NStr,
+  PickupName: NStr,
+  PickupAddress: NStr,
+  PickupZip: NStr,
+  PickupPlace: NStr,
+  UnitType: Type.String(),
+  PickupDate: NStr,
+  PickupTimeFrom: NStr,
+  PickupTimeTo: NStr,
+  PickedupDate: NStr,
+  NumberOfUnits: Type.Integer(),
+  NumberOfParcels: Type.Integer(),
+  CustomerId: Type.Integer(),
+  Weight: Type.Number(),
+  IsSplitted: Type.Boolean(),
+});
+
+export const listingRoutes: FastifyPluginAsyncTypebox<{ listing: ListingService }> = async (
+  app,
+  { listing },
+) => {
+  app.get(
+    '/v1/shipment/list',
+    {
+      config: { scope: 'shipments' },
+      schema: {
+        tags: ['Shipment listing'],
+        summary: 'List shipments picked up at a postal code',
+        description:
+          'Published, not cancelled shipments of `customerid` whose pickup postal code is `postalcode` and whose pickup date is in [pickupFromDate, pickupToDate] (at most 93 days), by pickup date then id.',
+        querystring: Type.Object({
+          postalcode: Type.String({
+            pattern: '^[0-9]{1,4}$',
+            'x-error': 'The postalcode field must be a postal code (digits).',
+          }),
+          customerid: Type.Integer({ minimum: 0, maximum: 9_999_999_999 }),
+          pickupFromDate: Type.String({ maxLength: 40 }),
+          pickupToDate: Type.String({ maxLength: 40 }),
+        }),
+        response: { 200: Type.Array(ShipmentListRecord), ...problemResponses(400), ...authErrors },
+      },
+    },
+    async (request) => listing.list(request.account, request.query),
+  );
+};

@@ -1,0 +1,443 @@
+import countries from 'i18n-iso-countries';
+import { type Static, Type } from 'typebox';
+import { Violations } from '../lib/errors';
+import { parseAmount, parseScaled } from './money';
+
+/**
+ * The tariff document: the JSON format of `data/tariffs/<ValidFrom>.json` and of `PUT /admin/tariffs`,
+ * documented in docs/tariffs.md. Amounts are decimal strings (`"129.00"`), so no price ever passes
+ * through a binary float; percentages and factors are decimal strings for the same reason.
+ */
+
+const Money = Type.String({
+  pattern: '^[0-9]{1,9}(\\.[0-9]{1,2})?$',
+  'x-error': 'An amount is a decimal string with at most 2 decimals, such as "129.00".',
+});
+const Percent = Type.String({
+  pattern: '^[0-9]{1,3}(\\.[0-9]{1,2})?$',
+  'x-error': 'A percentage is a decimal string with at most 2 decimals, such as "7.50".',
+});
+const IsoDate = Type.String({
+  pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$',
+  'x-error': 'A date is written YYYY-MM-DD.',
+});
+const Zone = Type.Integer({ minimum: 1, maximum: 99 });
+
+const Band = Type.Object(
+  {
+    UpToKg: Type.Integer({
+      minimum: 1,
+      maximum: 100_000,
+      description: 'Upper bound of the band (inclusive), in kg.',
+    }),
+    Prices: Type.Array(Money, {
+      minItems: 1,
+      maxItems: 99,
+      description: 'One price per zone, zone 1 first.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const PriceTable = {
+  MinimumPrice: Money,
+  Bands: Type.Array(Band, { minItems: 1, maxItems: 100 }),
+  Per100KgAbove: Type.Array(Money, {
+    minItems: 1,
+    maxItems: 99,
+    description:
+      'Per zone: price of each started 100 kg above the last band, added to the last band’s price.',
+  }),
+};
+
+const DomesticProduct = Type.Object(
+  {
+    VolumeFactorKgPerDm3: Type.String({
+      pattern: '^[0-9]{1,2}(\\.[0-9]{1,3})?$',
+      'x-error': 'A volume factor is a decimal string in kg/dm³ with at most 3 decimals, such as "0.333".',
+    }),
+    PrivateDelivery: Type.Union([Money, Type.Null()], {
+      description: 'Addition for DeliveryType 0 (Private); null when the product already is a home delivery.',
+    }),
+    ...PriceTable,
+  },
+  { additionalProperties: false },
+);
+
+const PostalAddition = Type.Object(
+  {
+    Name: Type.String({ minLength: 1, maxLength: 100 }),
+    FromZip: Type.String({ pattern: '^[0-9]{4}$' }),
+    ToZip: Type.String({ pattern: '^[0-9]{4}$' }),
+    Delivery: Money,
+    Pickup: Money,
+  },
+  { additionalProperties: false },
+);
+
+const ServiceCode = '^[A-Za-z0-9]{1,4}$';
+
+const International = Type.Object(
+  {
+    Currency: Type.Literal('EUR'),
+    VolumeFactorKgPerM3: Type.Integer({ minimum: 1, maximum: 1000 }),
+    ZoneCount: Zone,
+    CountryZones: Type.Record(Type.String({ pattern: '^[A-Z]{2}$' }), Zone),
+    EnergyPercent: Percent,
+    Fees: Type.Object(
+      {
+        OriginPickup: Money,
+        ExportClearance: Money,
+        ImportClearance: Money,
+        DutyHandling: Money,
+        DangerousGoods: Money,
+      },
+      { additionalProperties: false },
+    ),
+    Products: Type.Record(
+      Type.String({ pattern: ServiceCode }),
+      Type.Object(
+        {
+          DestinationDeliveryPercent: Percent,
+          ...PriceTable,
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    Services: Type.Record(Type.String({ pattern: ServiceCode }), Money),
+  },
+  { additionalProperties: false },
+);
+
+export const TariffDocumentSchema = Type.Object(
+  {
+    ValidFrom: IsoDate,
+    Currency: Type.Literal('NOK'),
+    Description: Type.Optional(Type.String({ maxLength: 500 })),
+    ZoneCount: Zone,
+    Zones: Type.Record(
+      Type.String({ pattern: '^[A-Z0-9]{2,6}$' }),
+      Type.Record(Type.String({ pattern: '^[A-Z0-9]{2,6}$' }), Zone),
+      { description: 'From terminal → to terminal → zone.' },
+    ),
+    ChargeableWeight: Type.Object(
+      {
+        LoadMeterKg: Type.Integer({ minimum: 1, maximum: 10_000 }),
+        PalletSpaceKg: Type.Integer({ minimum: 1, maximum: 10_000 }),
+        UnitWeightsKg: Type.Record(
+          Type.String({ pattern: '^(KL|PL|5[1-9]|[6-9][0-9])$' }),
+          Type.Integer({ minimum: 0, maximum: 10_000 }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    EnergyPercent: Percent,
+    TollRoadByZone: Type.Array(Money, { minItems: 1, maxItems: 99 }),
+    PostalAdditions: Type.Array(PostalAddition, { maxItems: 10_000 }),
+    Products: Type.Record(Type.String({ pattern: ServiceCode }), DomesticProduct),
+    Services: Type.Record(Type.String({ pattern: ServiceCode }), Money),
+    International: Type.Optional(International),
+  },
+  { additionalProperties: false },
+);
+
+export type TariffDocument = Static<typeof TariffDocumentSchema>;
+
+/** A price table with amounts in minor units, ready for lookups. */
+export interface CompiledPriceTable {
+  minimum: number;
+  /** Band upper bounds in whole kg, ascending. */
+  upToKg: number[];
+  /** prices[band][zone - 1] */
+  prices: number[][];
+  per100Above: number[];
+}
+
+export interface CompiledDomesticProduct extends CompiledPriceTable {
+  volumeGramsPerDm3: number;
+  privateDelivery: number | null;
+}
+
+export interface CompiledInternationalProduct extends CompiledPriceTable {
+  destinationDeliveryBp: number;
+}
+
+export interface CompiledInternational {
+  volumeKgPerM3: number;
+  zoneCount: number;
+  countryZones: Map<string, number>;
+  energyBp: number;
+  fees: {
+    originPickup: number;
+    exportClearance: number;
+    importClearance: number;
+    dutyHandling: number;
+    dangerousGoods: number;
+  };
+  products: Map<string, CompiledInternationalProduct>;
+  services: Map<string, number>;
+}
+
+export interface PostalAdditionRange {
+  name: string;
+  from: string;
+  to: string;
+  delivery: number;
+  pickup: number;
+}
+
+/** A tariff version in the form the engine reads: integers, maps, nothing to parse per request. */
+export interface CompiledTariff {
+  validFrom: string;
+  zoneCount: number;
+  zones: Map<string, Map<string, number>>;
+  loadMeterGrams: number;
+  palletSpaceGrams: number;
+  unitWeightGrams: Map<string, number>;
+  energyBp: number;
+  tollRoad: number[];
+  postalAdditions: PostalAdditionRange[];
+  products: Map<string, CompiledDomesticProduct>;
+  services: Map<string, number>;
+  international: CompiledInternational | null;
+}
+
+const isCalendarDate = (s: string) => {
+  const d = new Date(`${s}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+};
+
+const amount = (s: string) => parseAmount(s) ?? 0;
+
+const nonDecreasing = (xs: number[]) => xs.every((x, i) => i === 0 || x >= (xs[i - 1] ?? 0));
+
+/** Checks one price table: band order, one price per zone, and prices that never fall with weight or zone. */
+function checkTable(
+  v: Violations,
+  at: string,
+  table: { Bands: { UpToKg: number; Prices: string[] }[]; Per100KgAbove: string[] },
+  zoneCount: number,
+): void {
+  table.Bands.forEach((band, b) => {
+    v.check(
+      `${at}.Bands[${b}].UpToKg`,
+      b === 0 || band.UpToKg > (table.Bands[b - 1]?.UpToKg ?? 0),
+      'Band limits must increase from band to band.',
+    );
+    if (
+      !v.check(
+        `${at}.Bands[${b}].Prices`,
+        band.Prices.length === zoneCount,
+        `Give one price per zone (${zoneCount}).`,
+      )
+    )
+      return;
+    v.check(
+      `${at}.Bands[${b}].Prices`,
+      nonDecreasing(band.Prices.map(amount)),
+      'A price may not fall from one zone to the next (a longer distance is never cheaper).',
+    );
+    const previous = table.Bands[b - 1];
+    if (b > 0 && previous && previous.Prices.length === zoneCount) {
+      band.Prices.forEach((p, z) => {
+        v.check(
+          `${at}.Bands[${b}].Prices[${z}]`,
+          amount(p) >= amount(previous.Prices[z] ?? '0'),
+          'A price may not fall from one weight band to the next (more weight is never cheaper).',
+        );
+      });
+    }
+  });
+  if (
+    v.check(
+      `${at}.Per100KgAbove`,
+      table.Per100KgAbove.length === zoneCount,
+      `Give one rate per zone (${zoneCount}).`,
+    )
+  ) {
+    v.check(
+      `${at}.Per100KgAbove`,
+      nonDecreasing(table.Per100KgAbove.map(amount)),
+      'A rate may not fall from one zone to the next.',
+    );
+  }
+}
+
+function compileTable(table: {
+  MinimumPrice: string;
+  Bands: { UpToKg: number; Prices: string[] }[];
+  Per100KgAbove: string[];
+}): CompiledPriceTable {
+  return {
+    minimum: amount(table.MinimumPrice),
+    upToKg: table.Bands.map((b) => b.UpToKg),
+    prices: table.Bands.map((b) => b.Prices.map(amount)),
+    per100Above: table.Per100KgAbove.map(amount),
+  };
+}
+
+/**
+ * The rules a structurally valid tariff must also meet. Throws `ValidationFailed` keyed by the
+ * document's field names (`Products.43.Bands[2].Prices`) listing every broken rule.
+ */
+export function assertTariffRules(doc: TariffDocument): void {
+  const v = new Violations();
+  v.check('ValidFrom', isCalendarDate(doc.ValidFrom), 'ValidFrom is not a calendar date.');
+  const terminals = Object.keys(doc.Zones);
+  v.check('Zones', terminals.length > 0, 'The zone matrix names no terminal.');
+  for (const from of terminals) {
+    const row = doc.Zones[from] ?? {};
+    for (const to of terminals) {
+      const zone = row[to];
+      if (v.check(`Zones.${from}.${to}`, zone !== undefined, `The zone from ${from} to ${to} is missing.`)) {
+        v.check(
+          `Zones.${from}.${to}`,
+          (zone ?? 0) <= doc.ZoneCount,
+          `Zone ${zone} is above ZoneCount ${doc.ZoneCount}.`,
+        );
+      }
+    }
+    for (const to of Object.keys(row)) {
+      v.check(`Zones.${from}.${to}`, to in doc.Zones, `Terminal ${to} has no row of its own in the matrix.`);
+    }
+  }
+  if (
+    v.check(
+      'TollRoadByZone',
+      doc.TollRoadByZone.length === doc.ZoneCount,
+      `Give one amount per zone (${doc.ZoneCount}).`,
+    )
+  ) {
+    v.check(
+      'TollRoadByZone',
+      nonDecreasing(doc.TollRoadByZone.map(amount)),
+      'The toll road addition may not fall from one zone to the next.',
+    );
+  }
+  v.check(
+    'ChargeableWeight.UnitWeightsKg',
+    'KL' in doc.ChargeableWeight.UnitWeightsKg,
+    'The unit weight of KL is missing.',
+  );
+  v.check(
+    'ChargeableWeight.UnitWeightsKg',
+    'PL' in doc.ChargeableWeight.UnitWeightsKg,
+    'The unit weight of PL is missing.',
+  );
+  doc.PostalAdditions.forEach((a, i) => {
+    v.check(`PostalAdditions[${i}].ToZip`, a.FromZip <= a.ToZip, 'ToZip is before FromZip.');
+  });
+  v.check('Products', Object.keys(doc.Products).length > 0, 'The tariff prices no product.');
+  for (const [code, product] of Object.entries(doc.Products)) {
+    checkTable(v, `Products.${code}`, product, doc.ZoneCount);
+    v.check(
+      `Products.${code}.VolumeFactorKgPerDm3`,
+      (parseScaled(product.VolumeFactorKgPerDm3, 3) ?? 0) > 0,
+      'The volume factor must be greater than 0.',
+    );
+  }
+  const intl = doc.International;
+  if (intl) {
+    for (const [country, zone] of Object.entries(intl.CountryZones)) {
+      v.check(
+        `International.CountryZones.${country}`,
+        countries.isValid(country),
+        `${country} is not an ISO 3166-1 alpha-2 country code.`,
+      );
+      v.check(
+        `International.CountryZones.${country}`,
+        country !== 'NO',
+        'Norway is the home country and has no international zone.',
+      );
+      v.check(
+        `International.CountryZones.${country}`,
+        zone <= intl.ZoneCount,
+        `Zone ${zone} is above ZoneCount ${intl.ZoneCount}.`,
+      );
+    }
+    for (const [code, product] of Object.entries(intl.Products)) {
+      checkTable(v, `International.Products.${code}`, product, intl.ZoneCount);
+      v.check(
+        `International.Products.${code}.DestinationDeliveryPercent`,
+        (parseScaled(product.DestinationDeliveryPercent, 2) ?? 0) < 10_000,
+        'The destination delivery share must be below 100 %.',
+      );
+    }
+  }
+  v.throwIfAny();
+}
+
+/** Turns a valid document into the engine's form. Call `assertTariffRules` first. */
+export function compileTariff(doc: TariffDocument): CompiledTariff {
+  const intl = doc.International;
+  return {
+    validFrom: doc.ValidFrom,
+    zoneCount: doc.ZoneCount,
+    zones: new Map(Object.entries(doc.Zones).map(([from, row]) => [from, new Map(Object.entries(row))])),
+    loadMeterGrams: doc.ChargeableWeight.LoadMeterKg * 1000,
+    palletSpaceGrams: doc.ChargeableWeight.PalletSpaceKg * 1000,
+    unitWeightGrams: new Map(
+      Object.entries(doc.ChargeableWeight.UnitWeightsKg).map(([k, kg]) => [k, kg * 1000]),
+    ),
+    energyBp: parseScaled(doc.EnergyPercent, 2) ?? 0,
+    tollRoad: doc.TollRoadByZone.map(amount),
+    postalAdditions: doc.PostalAdditions.map((a) => ({
+      name: a.Name,
+      from: a.FromZip,
+      to: a.ToZip,
+      delivery: amount(a.Delivery),
+      pickup: amount(a.Pickup),
+    })),
+    products: new Map(
+      Object.entries(doc.Products).map(([code, p]) => [
+        code,
+        {
+          ...compileTable(p),
+          volumeGramsPerDm3: parseScaled(p.VolumeFactorKgPerDm3, 3) ?? 0,
+          privateDelivery: p.PrivateDelivery === null ? null : amount(p.PrivateDelivery),
+        },
+      ]),
+    ),
+    services: new Map(Object.entries(doc.Services).map(([code, price]) => [code, amount(price)])),
+    international: intl
+      ? {
+          volumeKgPerM3: intl.VolumeFactorKgPerM3,
+          zoneCount: intl.ZoneCount,
+          countryZones: new Map(Object.entries(intl.CountryZones)),
+          energyBp: parseScaled(intl.EnergyPercent, 2) ?? 0,
+          fees: {
+            originPickup: amount(intl.Fees.OriginPickup),
+            exportClearance: amount(intl.Fees.ExportClearance),
+            importClearance: amount(intl.Fees.ImportClearance),
+            dutyHandling: amount(intl.Fees.DutyHandling),
+            dangerousGoods: amount(intl.Fees.DangerousGoods),
+          },
+          products: new Map(
+            Object.entries(intl.Products).map(([code, p]) => [
+              code,
+              {
+                ...compileTable(p),
+                destinationDeliveryBp: parseScaled(p.DestinationDeliveryPercent, 2) ?? 0,
+              },
+            ]),
+          ),
+          services: new Map(Object.entries(intl.Services).map(([code, price]) => [code, amount(price)])),
+        }
+      : null,
+  };
+}
+
+/**
+ * Price of a chargeable weight (whole kg) in a zone: the first band that holds it, or above the last
+ * band the last band’s price plus the per-100-kg rate for every started 100 kg; never below the minimum.
+ */
+export function tablePrice(table: CompiledPriceTable, zone: number, kg: number): number {
+  const z = zone - 1;
+  const last = table.upToKg.length - 1;
+  for (let b = 0; b <= last; b++) {
+    if (kg <= (table.upToKg[b] ?? 0)) return Math.max(table.prices[b]?.[z] ?? 0, table.minimum);
+  }
+  const over = kg - (table.upToKg[last] ?? 0);
+  const price = (table.prices[last]?.[z] ?? 0) + Math.ceil(over / 100) * (table.per100Above[z] ?? 0);
+  return Math.max(price, table.minimum);
+}

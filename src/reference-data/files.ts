@@ -1,0 +1,19 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'csv-parse/sync';
+
+/** The shipped reference data (`data/` at the project root); never the runtime data directory. */
+export const DATA_DIR = fileURLToPath(new URL('../../data/', import.meta.url));
+
+export interface DataFile<Row> {
+  sha256: string;
+  rows: Row[];
+}
+
+/** Reads a CSV with a header row; every value stays a string (postal codes keep their leading zeros). */
+export function readCsv<Row = Record<string, string>>(name: string): DataFile<Row> {
+  const text = readFileSync(new URL(name, `file://${DATA_DIR}`), 'utf8');
+  const rows = parse(text, { columns: true, skip_empty_lines: true, trim: true }) as Row[];
+  return { sha256: createHash('sha256').update(text).digest('hex'), rows };
+}

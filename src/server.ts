@@ -1,0 +1,74 @@
+import cluster from 'node:cluster';
+import closeWithGrace from 'close-with-grace';
+import type { SandboxCredentials } from './admin/sandbox';
+import { buildApp, createServices } from './app';
+import { type Config, loadConfig } from './config';
+import { openConfiguredDatabase, prepareDatabase } from './prepare';
+
+function announceSandbox(credentials: SandboxCredentials, config: Config): void {
+  // Printed once, on the run that created them; they are also in the data directory.
+  process.stdout.write(
+    [
+      '',
+      'Sandbox credentials (shown once; also in sandbox-credentials.json in the data directory):',
+      `  customer number : ${credentials.CustomerNr}`,
+      `  API key id      : ${credentials.KeyId}`,
+      `  API key         : ${credentials.Key}`,
+      `  try             : curl -H "Authorization: Bearer ${credentials.Key}" http://localhost:${config.port}/v1/postalcodes/0150`,
+      '',
+    ].join('\n'),
+  );
+}
+
+/** One process serving HTTP. `prepared` is false in cluster workers, whose primary prepared the database. */
+async function serve(config: Config, prepare: boolean): Promise<void> {
+  const database = await openConfiguredDatabase(config);
+  const services = createServices(database, config);
+  if (prepare) {
+    const { sandbox } = await prepareDatabase(database, config, services);
+    if (sandbox) announceSandbox(sandbox, config);
+  }
+  const app = await buildApp({ config, database, services });
+  closeWithGrace({ delay: 10_000 }, async ({ err, signal }) => {
+    if (err) app.log.error({ err }, 'shutting down after an error');
+    else app.log.info({ signal }, 'shutting down');
+    await app.close(); // stops accepting, lets in-flight requests finish
+    await database.close();
+  });
+  await app.listen({ port: config.port, host: config.host });
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  if (config.workers <= 1) return serve(config, true);
+  if (!config.databaseUrl) {
+    throw new Error('KOLLI_WORKERS > 1 needs DATABASE_URL: the embedded database belongs to one process.');
+  }
+  if (cluster.isPrimary) {
+    const database = await openConfiguredDatabase(config);
+    const { sandbox } = await prepareDatabase(database, config);
+    await database.close();
+    if (sandbox) announceSandbox(sandbox, config);
+    let stopping = false;
+    for (let i = 0; i < config.workers; i++) cluster.fork();
+    cluster.on('exit', (worker, code) => {
+      if (!stopping && code !== 0) {
+        console.error(`worker ${worker.process.pid} exited with ${code}; starting another`);
+        cluster.fork();
+      }
+    });
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      process.on(signal, () => {
+        stopping = true;
+        for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
+      });
+    }
+    return;
+  }
+  return serve(config, false);
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,104 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { buildApp, createServices, type Services } from '../src/app';
+import type { Scope } from '../src/auth/access';
+import { type Config, loadConfig } from '../src/config';
+import { type Database, openDatabase } from '../src/db/client';
+
+export const ADMIN_KEY = 'test-admin-key-0123456789abcdef';
+
+const withDatabase = (url: string, name: string) => {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+};
+
+/**
+ * A fresh, migrated database with the shipped reference data for one test file: PGlite loaded from
+ * the run's dump, or (KOLLI_TEST_DB=postgres) a PostgreSQL database copied from the run's template.
+ */
+export async function createTestDatabase(): Promise<Database & { dispose(): Promise<void> }> {
+  if (process.env.KOLLI_TEST_DB === 'postgres') {
+    const url = process.env.TEST_DATABASE_URL;
+    const template = inject('postgresTemplate');
+    if (!url || !template) throw new Error('TEST_DATABASE_URL and a template database are needed');
+    const name = `kolli_t_${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`create database ${name} template ${template}`);
+    await admin.end();
+    const database = await openDatabase({ url: withDatabase(url, name), dataDir: null, poolSize: 10 });
+    return {
+      ...database,
+      async dispose() {
+        await database.close();
+        const drop = new pg.Client({ connectionString: url });
+        await drop.connect();
+        await drop.query(`drop database if exists ${name} with (force)`);
+        await drop.end();
+      },
+    };
+  }
+  const dump = new Blob([readFileSync(inject('pgliteDump'))]);
+  const database = await openDatabase({ url: null, dataDir: null, pglite: { loadDataDir: dump } });
+  return { ...database, dispose: () => database.close() };
+}
+
+export interface TestContext {
+  app: FastifyInstance;
+  database: Database;
+  services: Services;
+  config: Config;
+  /** A key for a customer with the given scopes (the customer is created when missing). */
+  keyFor(options: { customerNrs?: string[]; scopes: Scope[] }): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  /** Pins the time every service sees. */
+  clock?: () => Date;
+  extraRoutes?: (app: FastifyInstance) => void;
+}
+
+export async function buildTestApp(options: TestAppOptions = {}): Promise<TestContext> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'kolli-app-'));
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    KOLLI_ADMIN_KEY: ADMIN_KEY,
+    KOLLI_DATA_DIR: dataDir,
+    ...options.env,
+  });
+  const database = await createTestDatabase();
+  const services = createServices(database, config, { clock: options.clock });
+  const app = await buildApp({ config, database, services, extraRoutes: options.extraRoutes });
+  await app.ready();
+  return {
+    app,
+    database,
+    services,
+    config,
+    async keyFor({ customerNrs = ['1000'], scopes }) {
+      const existing = await services.customers.existing(customerNrs);
+      for (const nr of customerNrs) {
+        if (!existing.has(nr)) await services.customers.create({ CustomerNr: nr, Name: `Customer ${nr} AS` });
+      }
+      return (await services.auth.createKey({ name: 'test', customerNrs, scopes })).Key;
+    },
+    async close() {
+      await app.close();
+      await database.dispose();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+/** The parsed JSON body of an injected response. */
+export const json = <T = Record<string, unknown>>(res: LightMyRequestResponse): T => res.json() as T;

@@ -1,0 +1,42 @@
+import { defineConfig } from 'vitest/config';
+
+// Pure unit tests (`*.unit.test.ts`) and the end-to-end suite run once; every other test talks to a
+// database and runs on PGlite, and again on PostgreSQL when TEST_DATABASE_URL is set.
+const unitOrE2e = ['src/**/*.unit.test.ts', 'test/e2e/**/*.test.ts'];
+const databaseTests = ['src/**/*.test.ts', 'test/**/*.test.ts'];
+
+export default defineConfig({
+  test: {
+    globalSetup: ['test/global-setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: unitOrE2e },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'pglite',
+          include: databaseTests,
+          exclude: unitOrE2e,
+          env: { KOLLI_TEST_DB: 'pglite' },
+        },
+      },
+      ...(process.env.TEST_DATABASE_URL
+        ? [
+            {
+              extends: true as const,
+              test: {
+                name: 'postgres',
+                include: databaseTests,
+                exclude: unitOrE2e,
+                env: { KOLLI_TEST_DB: 'postgres' },
+              },
+            },
+          ]
+        : []),
+    ],
+  },
+});
