@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { Cron } from 'croner';
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
 
@@ -21,6 +22,10 @@ const ConfigSchema = Type.Object({
   ),
   workers: Type.Integer({ minimum: 1, maximum: 64 }),
   webhookAllowPrivate: Type.Boolean(),
+  /** Whether `npm start` runs the webhook delivery worker in its processes (`npm run worker` always does). */
+  webhookWorker: Type.Boolean(),
+  webhookConcurrency: Type.Integer({ minimum: 1, maximum: 1000 }),
+  webhookRetentionDays: Type.Integer({ minimum: 1, maximum: 3650 }),
   invoiceCron: Type.Union([Type.String({ minLength: 9 }), Type.Null()]),
 });
 
@@ -57,6 +62,9 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: blank(env.LOG_LEVEL) ?? 'info',
     workers: int(env.KOLLI_WORKERS, 1),
     webhookAllowPrivate: blank(env.KOLLI_WEBHOOK_ALLOW_PRIVATE) === '1',
+    webhookWorker: blank(env.KOLLI_WEBHOOK_WORKER) !== '0',
+    webhookConcurrency: int(env.KOLLI_WEBHOOK_CONCURRENCY, 32),
+    webhookRetentionDays: int(env.KOLLI_WEBHOOK_RETENTION_DAYS, 30),
     invoiceCron: blank(env.KOLLI_INVOICE_CRON) ?? null,
   };
   if (!Value.Check(ConfigSchema, candidate)) {
@@ -64,6 +72,13 @@ export function loadConfig(env: Env = process.env): Config {
       (e) => `${e.instancePath.slice(1) || 'config'}: ${e.message}`,
     );
     throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+  if (candidate.invoiceCron) {
+    try {
+      new Cron(candidate.invoiceCron, { paused: true, timezone: 'Europe/Oslo' }).stop();
+    } catch (err) {
+      throw new Error(`Invalid configuration:\n  invoiceCron: ${err instanceof Error ? err.message : err}`);
+    }
   }
   return Object.freeze(candidate);
 }

@@ -19,6 +19,9 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PORT: '80a' })).toThrow(/port/);
     expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).toThrow(/databaseUrl/);
     expect(() => loadConfig({ KOLLI_ADMIN_KEY: 'short' })).toThrow(/adminKey/);
+    expect(() => loadConfig({ KOLLI_INVOICE_CRON: '0 2 * * * * * *' })).toThrow(/invoiceCron/);
+    expect(() => loadConfig({ KOLLI_INVOICE_CRON: '0 75 * * *' })).toThrow(/invoiceCron/);
+    expect(loadConfig({ KOLLI_INVOICE_CRON: '0 2 * * *' }).invoiceCron).toBe('0 2 * * *');
   });
 
   test('blank values count as unset', () => {

@@ -3,7 +3,9 @@ import closeWithGrace from 'close-with-grace';
 import type { SandboxCredentials } from './admin/sandbox';
 import { buildApp, createServices } from './app';
 import { type Config, loadConfig } from './config';
+import { scheduleInvoicing } from './invoicing/scheduled';
 import { openConfiguredDatabase, prepareDatabase } from './prepare';
+import { startWebhookWorker, workerSettings } from './webhooks/worker';
 
 function announceSandbox(credentials: SandboxCredentials, config: Config): void {
   // Printed once, on the run that created them; they are also in the data directory.
@@ -29,9 +31,22 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
     if (sandbox) announceSandbox(sandbox, config);
   }
   const app = await buildApp({ config, database, services });
+  // Webhook deliveries run in every server process unless KOLLI_WEBHOOK_WORKER=0 (then `npm run worker`).
+  const worker = config.webhookWorker
+    ? startWebhookWorker({
+        engine: services.webhooks.engine,
+        ...workerSettings(config, database),
+        log: app.log,
+      })
+    : null;
+  const invoicing = config.invoiceCron
+    ? scheduleInvoicing(services.invoicing, config.invoiceCron, app.log)
+    : null;
   closeWithGrace({ delay: 10_000 }, async ({ err, signal }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
     else app.log.info({ signal }, 'shutting down');
+    invoicing?.stop();
+    await worker?.stop(4_000); // no new claims; attempts in flight get a moment to finish
     await app.close(); // stops accepting, lets in-flight requests finish
     await database.close();
   });

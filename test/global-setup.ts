@@ -7,6 +7,7 @@ import type { TestProject } from 'vitest/node';
 import { createServices } from '../src/app';
 import { loadConfig } from '../src/config';
 import { type Database, openDatabase } from '../src/db/client';
+import { loadReferenceData } from '../src/prepare';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -18,7 +19,7 @@ declare module 'vitest' {
 /** Migrations and the shipped reference data, applied once per run and copied into each test file's database. */
 async function prepare(database: Database): Promise<void> {
   await database.migrate();
-  await createServices(database, loadConfig({ LOG_LEVEL: 'silent' })).postalCodes.loadShipped();
+  await loadReferenceData(createServices(database, loadConfig({ LOG_LEVEL: 'silent' })));
 }
 
 const withDatabase = (url: string, name: string) => {

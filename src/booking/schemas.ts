@@ -127,6 +127,14 @@ export const ShipmentUpdateRequest = Type.Object(
     UnitCode: Type.Optional(Type.String({ maxLength: 2 })),
     RecipientShallPay: Type.Optional(Type.Boolean()),
     RecipientCustomerId: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
+    PayerCustomerId: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 2_147_483_647,
+        description:
+          'Extension: a third party that pays the freight (invoice payer role `F`). The key must be able to act for it. Not with `RecipientShallPay`.',
+      }),
+    ),
     SenderReference: Type.Optional(
       Str(35, 'Printed in full on the label; 15 characters show on the invoice.'),
     ),

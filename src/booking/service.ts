@@ -5,6 +5,7 @@ import type { Config } from '../config';
 import type { CustomerService } from '../customers/service';
 import type { Db, Tx } from '../db/client';
 import { type DomainEvent, emitEvents } from '../events/outbox';
+import type { LabelShipment } from '../labels/model';
 import { DomainError, notFound, Violations } from '../lib/errors';
 import { gsin, sscc } from '../lib/gs1';
 import type { PostalCodeService } from '../reference-data/postal-codes';
@@ -27,7 +28,7 @@ import {
 } from './rules';
 import type { ShipmentRecordT, ShipmentUpdate, ShipmentUpdateResult } from './schemas';
 import { type BookingStore, createBookingStore, type ParcelValues, type ShipmentRow } from './store';
-import type { FrozenPrice, ShipmentAddresses } from './tables';
+import type { AddressBlock, FrozenPrice, ShipmentAddresses } from './tables';
 
 /** Orders taken after this Oslo time are picked up the next working day. */
 export const PICKUP_CUTOFF = '16:00';
@@ -232,6 +233,37 @@ function checkMeasures(parcels: MergedParcel[], product: Product | null, publish
 const dateTime = (date: string | null, time: string | null) =>
   date && time ? `${date}T${time}:00` : date ? `${date}T00:00:00` : null;
 
+/** The parcel facts a price depends on, as one comparable string. */
+const measuresOf = (p: Pick<ParcelValues, 'weightG' | 'lengthCm' | 'heightCm' | 'widthCm' | 'volumeCm3'>) =>
+  `${p.weightG},${p.lengthCm},${p.heightCm},${p.widthCm},${p.volumeCm3}`;
+
+/** Prices made before a publishing transaction, for the parcels they were made for. */
+interface PricedAhead {
+  measures: string;
+  main: FrozenPrice;
+  /** The return shipment's price, when one is generated. */
+  back: FrozenPrice | null;
+}
+
+/** The parcels priced before the transaction are not the ones it would write. */
+class StaleQuote extends Error {}
+
+/** Who pays the freight: a third party, the paying recipient, or else the sender's customer. */
+const payerOf = (body: ShipmentUpdate) =>
+  body.PayerCustomerId !== undefined
+    ? String(body.PayerCustomerId)
+    : body.RecipientShallPay && body.RecipientCustomerId !== undefined
+      ? String(body.RecipientCustomerId)
+      : body.CustomerId;
+
+/** The return shipment's addresses: from the recipient back to the return address (or the sender). */
+const returnAddresses = (a: ShipmentAddresses): ShipmentAddresses => ({
+  Pickup: a.Recipient,
+  Recipient: a.Return ?? a.Pickup,
+  Return: null,
+  PickupPoint: null,
+});
+
 export type BookingService = ReturnType<typeof createBookingService>;
 
 export function createBookingService(deps: BookingDeps) {
@@ -246,7 +278,7 @@ export function createBookingService(deps: BookingDeps) {
   }
 
   /** Everything that needs no stored shipment: the request on its own, the catalogue, the registers. */
-  async function validateRequest(body: ShipmentUpdate, v: Violations) {
+  async function validateRequest(account: Account, body: ShipmentUpdate, v: Violations) {
     const status = parseStatus(body.ShipmentStatus, v);
     const deliveryType = parseDeliveryType(body.DeliveryType, v);
     checkShipmentId(body.ShipmentId, v);
@@ -298,6 +330,20 @@ export function createBookingService(deps: BookingDeps) {
         'RecipientShallPay',
         !body.ShouldGenerateReturnShipment,
         'RecipientShallPay is not allowed for returns.',
+      );
+    }
+    if (body.PayerCustomerId !== undefined) {
+      // The third party pays: the key must act for it, as for a payer in the price calculation.
+      assertCanActFor(account, body.PayerCustomerId);
+      v.check(
+        'PayerCustomerId',
+        !body.RecipientShallPay,
+        'PayerCustomerId cannot be combined with RecipientShallPay: the shipment has one payer.',
+      );
+      v.check(
+        'PayerCustomerId',
+        (await deps.customers.get(String(body.PayerCustomerId))) !== null,
+        `Customer number ${body.PayerCustomerId} does not exist.`,
       );
     }
     if (body.PickupPointId !== undefined) {
@@ -381,36 +427,62 @@ export function createBookingService(deps: BookingDeps) {
     });
   }
 
+  /**
+   * Prices a request that publishes, BEFORE its transaction: pricing reads tariffs and registers
+   * through its own connection and caches, which must not wait on (or hold) the booking's locks —
+   * on the embedded database, which has one connection, it would wait forever. The transaction then
+   * checks that it writes exactly the parcels that were priced, and the update is retried otherwise.
+   */
+  async function priceAhead(body: ShipmentUpdate, c: Checked): Promise<PricedAhead | null> {
+    if (c.status !== STATUS.Published || !c.product || c.deliveryType === null) return null;
+    const store = createBookingStore(db);
+    const existing = body.ShipmentId ? await store.shipment(body.ShipmentId) : null;
+    const current = existing ? await store.parcelsOf(existing.id) : [];
+    const { merged } = mergeParcels(current, body.Parcels, new Violations());
+    if (merged.length === 0 || merged.length > 999) return null;
+    const productCode = c.product.ProductCode;
+    const main = await priceOf(
+      body.CustomerId,
+      payerOf(body),
+      { productCode, deliveryType: c.deliveryType, services: c.services, unitCode: c.unitCode },
+      c.addresses,
+      merged,
+      c.pickupDate,
+    );
+    const back = body.ShouldGenerateReturnShipment
+      ? await priceOf(
+          body.CustomerId,
+          body.CustomerId,
+          { productCode, deliveryType: 1, services: [], unitCode: c.unitCode },
+          returnAddresses(c.addresses),
+          merged,
+          c.pickupDate,
+        )
+      : null;
+    return { measures: merged.map(measuresOf).join('|'), main, back };
+  }
+
+  /** The prices of `priceAhead`, provided they were made for exactly these parcels. */
+  function pricedFor(priced: PricedAhead | null, parcels: ParcelValues[]): PricedAhead {
+    if (!priced || priced.measures !== parcels.map(measuresOf).join('|')) throw new StaleQuote();
+    return priced;
+  }
+
   /** Creates the linked return shipment of a published HE/HJ shipment: sender and recipient swapped. */
   async function createReturnShipment(
-    tx: Tx,
     store: BookingStore,
     original: ShipmentRow,
     parcels: ParcelValues[],
-    c: Checked,
+    price: FrozenPrice | null,
   ) {
     const id = gsin(prefix, await store.nextShipmentSerial());
     const serials = await store.nextParcelSerials(parcels.length);
-    const back = original.addresses.Return ?? original.addresses.Pickup;
-    const addresses: ShipmentAddresses = {
-      Pickup: original.addresses.Recipient,
-      Recipient: back,
-      Return: null,
-      PickupPoint: null,
-    };
+    const addresses = returnAddresses(original.addresses);
     const returnParcels = parcels.map((p, i) => ({
       ...p,
       parcelId: sscc(prefix, serials[i] ?? 0n),
       seq: i + 1,
     }));
-    const price = await priceOf(
-      original.customerNr,
-      original.customerNr,
-      { productCode: original.productCode, deliveryType: 1, services: [], unitCode: original.unitCode },
-      addresses,
-      returnParcels,
-      c.pickupDate,
-    );
     await store.insertShipment({
       id,
       customerNr: original.customerNr,
@@ -429,7 +501,6 @@ export function createBookingService(deps: BookingDeps) {
       publishedAt: clock(),
     });
     await store.replaceParcels(id, returnParcels);
-    void tx;
     return { id, parcelIds: returnParcels.map((p) => p.parcelId) };
   }
 
@@ -438,9 +509,10 @@ export function createBookingService(deps: BookingDeps) {
     c: Checked,
     v: Violations,
     options: UpdateOptions,
+    priced: PricedAhead | null,
   ): Promise<UpdateOutcome> {
     return db.transaction(async (tx) => {
-      const outcome = await applyUpdate(tx, body, c, v, options.ifMatch);
+      const outcome = await applyUpdate(tx, body, c, v, options.ifMatch, priced);
       await options.within?.(tx, outcome);
       return outcome;
     });
@@ -452,6 +524,7 @@ export function createBookingService(deps: BookingDeps) {
     c: Checked,
     v: Violations,
     ifMatch: string | undefined,
+    priced: PricedAhead | null,
   ): Promise<UpdateOutcome> {
     {
       const store = createBookingStore(tx);
@@ -542,25 +615,8 @@ export function createBookingService(deps: BookingDeps) {
       const window = (w: TimeWindow) => ({ from: w.From, to: w.To });
       const pickupWindow = window(product.PickupWindow);
       const deliveryWindow = window(product.DeliveryWindow);
-      const payer =
-        body.RecipientShallPay && body.RecipientCustomerId !== undefined
-          ? String(body.RecipientCustomerId)
-          : body.CustomerId;
-      const price = publishing
-        ? await priceOf(
-            body.CustomerId,
-            payer,
-            {
-              productCode: product.ProductCode,
-              deliveryType: c.deliveryType,
-              services: c.services,
-              unitCode: c.unitCode,
-            },
-            c.addresses,
-            parcels,
-            c.pickupDate,
-          )
-        : null;
+      const prices = publishing ? pricedFor(priced, parcels) : null;
+      const price = prices?.main ?? null;
       const values = {
         customerNr: body.CustomerId,
         status,
@@ -575,6 +631,7 @@ export function createBookingService(deps: BookingDeps) {
         desiredPickupDate: c.desiredPickup,
         recipientShallPay: body.RecipientShallPay ?? false,
         recipientCustomerId: body.RecipientShallPay ? (body.RecipientCustomerId ?? null) : null,
+        payerCustomerId: body.PayerCustomerId ?? null,
         pickupPointId: body.PickupPointId ?? null,
         shouldGenerateReturnShipment: body.ShouldGenerateReturnShipment ?? false,
         pickupZip: c.addresses.Pickup.Zip,
@@ -597,7 +654,7 @@ export function createBookingService(deps: BookingDeps) {
       let returnShipment: { id: string; parcelIds: string[] } | null = null;
       const row = { ...(existing ?? ({} as ShipmentRow)), id, ...values, version } as ShipmentRow;
       if (publishing && values.shouldGenerateReturnShipment) {
-        returnShipment = await createReturnShipment(tx, store, row, parcels, c);
+        returnShipment = await createReturnShipment(store, row, parcels, prices?.back ?? null);
         await store.updateShipment(id, { returnShipmentId: returnShipment.id });
       }
 
@@ -751,13 +808,16 @@ export function createBookingService(deps: BookingDeps) {
     ): Promise<UpdateOutcome> {
       assertCanActFor(account, body.CustomerId);
       const v = new Violations();
-      const checked = await validateRequest(body, v);
+      const checked = await validateRequest(account, body, v);
       // Two requests creating the same customer-given ShipmentId at once: the loser retries as an update.
       for (let attempt = 0; ; attempt++) {
         try {
-          return await updateInTransaction(body, checked, new Violations(v), options);
+          const priced = v.empty ? await priceAhead(body, checked) : null;
+          return await updateInTransaction(body, checked, new Violations(v), options, priced);
         } catch (e) {
           if (attempt === 0 && isUniqueViolation(e, 'shipments_pkey')) continue;
+          // The parcels changed between pricing and writing (a concurrent update): price again.
+          if (e instanceof StaleQuote && attempt < 5) continue;
           if (isUniqueViolation(e, 'parcels_parcel_id_idx')) {
             throw new DomainError(
               'conflict',
@@ -775,6 +835,62 @@ export function createBookingService(deps: BookingDeps) {
       const row = await visibleShipment(account, id);
       const parcels = await createBookingStore(db).parcelsOf(id);
       return { records: recordsOf(row, parcels), etag: etagOf(row) };
+    },
+
+    /** A published shipment as its labels print it; drafts have no labels yet (409). */
+    async labelShipment(account: Account, id: string): Promise<LabelShipment> {
+      const row = await visibleShipment(account, id);
+      if (row.status !== STATUS.Published) {
+        throw new DomainError(
+          'conflict',
+          'shipment_not_published',
+          `Shipment ${id} is not Published: labels exist only for booked shipments.`,
+        );
+      }
+      const parcels = await createBookingStore(db).parcelsOf(id);
+      const rules = await deps.catalog.rules();
+      const a = row.addresses;
+      const destinationZip = (a.PickupPoint ?? a.Recipient).Zip;
+      const domestic = ((a.PickupPoint ?? a.Recipient).Country ?? 'NO') === 'NO';
+      const destination = domestic && destinationZip ? await deps.postalCodes.find(destinationZip) : null;
+      const block = <P extends string>(prefix: P, b: AddressBlock | null) =>
+        Object.fromEntries(
+          (
+            [
+              'CompanyName',
+              'FirstName',
+              'LastName',
+              'Address',
+              'Address2',
+              'Zip',
+              'Place',
+              'Country',
+              'Phone',
+            ] as const
+          ).map((f) => [`${prefix}${f}`, b?.[f] ?? null]),
+        );
+      return {
+        ShipmentId: row.id,
+        ProductCode: row.productCode,
+        ProductName: rules.product(row.productCode)?.Name ?? row.productCode,
+        Services: row.services.map((code) => ({
+          ServiceCode: code,
+          Name: rules.service(code)?.Name ?? code,
+        })),
+        Parcels: parcels.map((p) => ({
+          ParcelId: p.parcelId,
+          WeightKg: p.weightG === null ? null : p.weightG / 1000,
+        })),
+        ...block('Pickup', a.Pickup),
+        ...block('Recipient', a.Recipient),
+        ...block('PickupPoint', a.PickupPoint),
+        PickupPointId: row.pickupPointId,
+        DestinationTerminal: destination?.terminal ?? null,
+        SenderReference: row.senderReference,
+        IsReturn: row.isReturn,
+        DeliveryDate: row.deliveryDate,
+        PickupDate: row.pickupDate,
+      };
     },
 
     /** `DELETE /v2/Shipment/{id}`: cancels a shipment until its first pickup scan. */

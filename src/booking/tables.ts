@@ -91,6 +91,8 @@ export const shipments = pgTable(
     desiredPickupDate: date('desired_pickup_date', { mode: 'string' }),
     recipientShallPay: boolean('recipient_shall_pay').notNull().default(false),
     recipientCustomerId: integer('recipient_customer_id'),
+    /** Extension `PayerCustomerId`: a third party that pays the freight (invoice payer role F). */
+    payerCustomerId: integer('payer_customer_id'),
     pickupPointId: integer('pickup_point_id'),
     shouldGenerateReturnShipment: boolean('should_generate_return_shipment').notNull().default(false),
     isReturn: boolean('is_return').notNull().default(false),

@@ -4,7 +4,7 @@ import { Value } from 'typebox/value';
 import type { Db } from '../db/client';
 import { Violations } from '../lib/errors';
 import { DATA_DIR } from '../reference-data/files';
-import { loadWhenChanged } from '../reference-data/terminals-loads';
+import { ADMIN_MARKER, loadWhenChanged, markLoaded } from '../reference-data/terminals-loads';
 import {
   type CatalogSnapshot,
   checkCatalog,
@@ -129,14 +129,18 @@ export function createCatalogService({ db, cacheMs = CATALOG_CACHE_MS }: { db: D
 
     /**
      * Replaces the whole catalogue (admin API) in one transaction. Reports every semantic violation
-     * (duplicate codes, unknown services) as a 400. The shipped file is loaded again only when it
-     * changes in a later release.
+     * (duplicate codes, unknown services) as a 400. The shipped file no longer overwrites the
+     * replaced catalogue, not even when a later release changes it.
      */
     async replace(catalog: Catalog): Promise<{ products: number; services: number }> {
       const violations = new Violations();
       checkCatalog(catalog, violations);
       violations.throwIfAny();
-      await db.transaction((tx) => writeCatalog(tx, catalog));
+      const sha256 = createHash('sha256').update(JSON.stringify(catalog)).digest('hex');
+      await db.transaction(async (tx) => {
+        await writeCatalog(tx, catalog);
+        await markLoaded(tx, SHIPPED_FILE, `${ADMIN_MARKER}${sha256}`);
+      });
       cached = null;
       return { products: catalog.Products.length, services: catalog.Services.length };
     },

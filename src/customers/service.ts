@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { asc, eq, inArray } from 'drizzle-orm';
-import type { Db } from '../db/client';
+import type { Db, DbOrTx } from '../db/client';
 import { DomainError } from '../lib/errors';
 import { type Agreement, customers, type PostalAddress } from './tables';
 
@@ -64,8 +64,9 @@ export function createCustomerService({ db }: { db: Db }) {
 
     list: async () => (await db.select().from(customers).orderBy(asc(customers.customerNr))).map(view),
 
-    async get(customerNr: string): Promise<CustomerRow | null> {
-      const [row] = await db.select().from(customers).where(eq(customers.customerNr, customerNr));
+    /** `using`: the transaction to read in, when the caller holds one (the embedded database has one connection). */
+    async get(customerNr: string, using: DbOrTx = db): Promise<CustomerRow | null> {
+      const [row] = await using.select().from(customers).where(eq(customers.customerNr, customerNr));
       return row ?? null;
     },
 

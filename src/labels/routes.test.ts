@@ -1,34 +1,48 @@
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { bearer, buildTestApp, type TestContext } from '../../test/helpers';
-import { canActFor } from '../auth/access';
-import { DomainError, notFound } from '../lib/errors';
-import { labelRoutes } from './routes';
-import { sampleShipment, sampleSscc } from './sample';
+import { bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
 
-const shipment = sampleShipment(2);
-const DRAFT = '70123450000009990';
+// Monday 23 November 2026, 10:00 in Oslo.
+const NOW = new Date('2026-11-23T09:00:00Z');
 
 let ctx: TestContext;
 let key: string;
+let shipment: { ShipmentId: string; ParcelIds: string[] };
+let draft: { ShipmentId: string };
 
-beforeAll(async () => {
-  ctx = await buildTestApp({
-    extraRoutes: (app) => {
-      // Stands in for booking: customer 1000 owns `shipment`; DRAFT is not published yet.
-      app.register(labelRoutes, {
-        loadLabelShipment: async (account, shipmentId) => {
-          if (!canActFor(account, '1000')) throw notFound('The shipment');
-          if (shipmentId === DRAFT) {
-            throw new DomainError('conflict', 'shipment_draft', 'Labels exist only for published shipments.');
-          }
-          if (shipmentId !== shipment.ShipmentId) throw notFound('The shipment');
-          return shipment;
-        },
-      });
+const book = async (status: string) => {
+  const res = await ctx.app.inject({
+    method: 'POST',
+    url: '/Shipment/Update',
+    headers: bearer(key),
+    payload: {
+      ShipmentStatus: status,
+      CustomerId: '1000',
+      ProductCode: '43',
+      DeliveryType: 1,
+      Services: ['15'],
+      SenderReference: 'Ordre 42 / Innkjøp Ærø-Ålesund',
+      PickupCompanyName: 'Ærlige Øl & Åkervin AS',
+      PickupAddress: 'Strømsveien 266',
+      PickupZip: '0668',
+      PickupPlace: 'OSLO',
+      RecipientCompanyName: 'Bjørnstjerne Æsøy Blåbærgården',
+      RecipientAddress: 'Kjøpmannsgata 12',
+      RecipientZip: '7013',
+      RecipientPlace: 'TRONDHEIM',
+      RecipientPhone: '+4791234567',
+      Parcels: [{ Weight: 12.5 }, { Weight: 3 }],
     },
   });
-  key = await ctx.keyFor({ scopes: ['labels'] });
+  expect(res.statusCode, res.body).toBe(201);
+  return json<{ ShipmentId: string; ParcelIds: string[] }>(res);
+};
+
+beforeAll(async () => {
+  ctx = await buildTestApp({ clock: () => NOW });
+  key = await ctx.keyFor({ scopes: ['labels', 'booking'] });
+  shipment = await book('Published');
+  draft = await book('Draft');
 });
 afterAll(() => ctx.close());
 
@@ -45,6 +59,26 @@ describe('GET /v1/labels/{shipmentId}', () => {
     expect(doc.numPages).toBe(2);
   });
 
+  test('each page prints its parcel of the booked shipment: SSCC, names, postal codes, terminal, n / m', async () => {
+    const res = await get(`/v1/labels/${shipment.ShipmentId}`);
+    const doc = await getDocument({ data: new Uint8Array(res.rawPayload), verbosity: 0 }).promise;
+    const terminal = json<{ Terminal: string }>(await get('/v1/postalcodes/7013')).Terminal;
+    for (const [i, parcelId] of shipment.ParcelIds.entries()) {
+      const page = await doc.getPage(i + 1);
+      const text = (await page.getTextContent()).items
+        .map((item) => ('str' in item ? item.str : ''))
+        .join(' ');
+      // The human-readable SSCC under the barcode, grouped as GS1 prints it.
+      expect(text.replace(/\s/g, '')).toContain(`(00)${parcelId}`);
+      expect(text).toContain('Bjørnstjerne Æsøy Blåbærgården');
+      expect(text).toContain('Ærlige Øl & Åkervin AS');
+      expect(text).toContain('7013');
+      expect(text).toContain(terminal);
+      expect(text).toContain(`${i + 1} / 2`);
+      expect(text).toContain(shipment.ShipmentId);
+    }
+  });
+
   test('answers ZPL for format=zpl (case-insensitive), one block per parcel', async () => {
     const res = await get(`/v1/labels/${shipment.ShipmentId}?FORMAT=ZPL`);
     expect(res.statusCode).toBe(200);
@@ -53,7 +87,7 @@ describe('GET /v1/labels/{shipmentId}', () => {
       `attachment; filename="kolli-${shipment.ShipmentId}.zpl"`,
     );
     expect(res.body.match(/\^XA/g)).toHaveLength(2);
-    expect(res.body).toContain(`^FD>;>800${sampleSscc(2)}^FS`);
+    expect(res.body).toContain(`^FD>;>800${shipment.ParcelIds[1]}^FS`);
     expect(res.body).toContain('Ærlige Øl & Åkervin AS');
   });
 
@@ -69,7 +103,7 @@ describe('GET /v1/labels/{shipmentId}', () => {
     expect((await get('/v1/labels/70123450000000018')).statusCode).toBe(404);
     const other = await ctx.keyFor({ customerNrs: ['2000'], scopes: ['labels'] });
     expect((await get(`/v1/labels/${shipment.ShipmentId}`, other)).statusCode).toBe(404);
-    expect((await get(`/v1/labels/${DRAFT}`)).statusCode).toBe(409);
+    expect((await get(`/v1/labels/${draft.ShipmentId}`)).statusCode).toBe(409);
   });
 
   test('needs the labels scope', async () => {

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { type Account, assertCanActFor } from '../auth/access';
+import { displayName } from '../booking/addresses';
 import type { Db } from '../db/client';
 import { Violations } from '../lib/errors';
 import { formatOslo } from '../lib/oslo-time';
@@ -52,9 +53,6 @@ interface Row {
   pickup_days: number | string;
   picked_parcels: number | string;
 }
-
-const nameOf = (a: Record<string, string | null>) =>
-  a.CompanyName ?? ([a.FirstName, a.LastName].filter(Boolean).join(' ') || null);
 
 /** `2026-11-23` of a `2026-11-23T…` parameter, or null with a violation. */
 function dateParam(field: string, value: string, v: Violations): string | null {
@@ -120,12 +118,12 @@ export function createListingService({ db }: { db: Db }) {
         const at = (time: string | null) => (r.pickup_date && time ? `${r.pickup_date}T${time}:00` : null);
         return {
           ShipmentId: r.id,
-          RecipientName: nameOf(r.addresses.Recipient),
+          RecipientName: displayName(r.addresses.Recipient),
           RecipientAddress1: r.addresses.Recipient.Address ?? null,
           RecipientAddress2: r.addresses.Recipient.Address2 ?? null,
           RecipientZip: r.addresses.Recipient.Zip ?? null,
           RecipientPlace: r.addresses.Recipient.Place ?? null,
-          PickupName: nameOf(r.addresses.Pickup),
+          PickupName: displayName(r.addresses.Pickup),
           PickupAddress: r.addresses.Pickup.Address ?? null,
           PickupZip: r.addresses.Pickup.Zip ?? null,
           PickupPlace: r.addresses.Pickup.Place ?? null,

@@ -22,9 +22,9 @@ export type Field =
   | 'palletSpaces'
   | 'unitCode'
   | 'numberOfUnits'
-  | 'services'
   | 'pickupDate'
   | 'deliveryType'
+  | `services[${number}]`
   | `parcels[${number}].${ParcelField}`;
 
 export type ParcelField = 'weight' | 'length' | 'height' | 'width' | 'volume';
@@ -57,6 +57,7 @@ export interface DomesticRequest {
   unitCode?: string;
   numberOfUnits?: number;
   parcels?: ParcelMeasures[];
+  /** Service codes in request order; a repeated code is priced once. */
   services?: string[];
   /** 0 Private, 1 Company. */
   deliveryType?: 0 | 1;
@@ -146,6 +147,7 @@ function measure(c: Collector, field: Field, value: number | undefined, max: num
 }
 
 const kgToGrams = (kg: number) => Math.round(kg * 1000);
+const parcelField = (i: number, name: ParcelField) => `parcels[${i}].${name}` as const;
 /** Rounds up to whole kilograms, as carriers price. */
 const wholeKgGrams = (grams: number) => Math.ceil(grams / 1000) * 1000;
 const volumeGrams = (cm3: number, gramsPerDm3: number) => Math.ceil((cm3 * gramsPerDm3) / 1000);
@@ -164,6 +166,9 @@ function postalAddition(tariff: CompiledTariff, zip: string, kind: 'delivery' | 
 }
 
 const formatPercent = (bp: number) => `${(bp / 100).toString()} %`;
+
+/** A percentage from stored data as whole basis points in [0, 100 %]; anything else counts as 0. */
+const basisPoints = (bp: number) => (Number.isFinite(bp) ? Math.min(10_000, Math.max(0, Math.round(bp))) : 0);
 
 /**
  * Prices a domestic shipment. Chargeable weight is the largest of real weight, volume × the
@@ -237,16 +242,6 @@ export function priceDomestic(req: DomesticRequest, ctx: DomesticContext): Resul
       );
     }
     unitGrams = (perUnit ?? 0) * units;
-    c.check(
-      'weight',
-      req.weightKg !== undefined && req.weightKg > 0,
-      'The weight must be given together with the unit code.',
-    );
-    c.check(
-      'numberOfUnits',
-      req.numberOfUnits !== undefined,
-      'The number of units must be given together with the unit code.',
-    );
   }
 
   // Parcels: each parcel's own chargeable weight.
@@ -256,21 +251,20 @@ export function priceDomestic(req: DomesticRequest, ctx: DomesticContext): Resul
   const parcelWeights: number[] = [];
   let parcelRealGrams = 0;
   parcels.slice(0, 999).forEach((p, i) => {
-    const f = (name: ParcelField) => `parcels[${i}].${name}` as const;
-    const w = measure(c, f('weight'), p.weightKg, MAX.kg, 'weight');
-    const l = measure(c, f('length'), p.lengthCm, MAX.cm, 'length');
-    const h = measure(c, f('height'), p.heightCm, MAX.cm, 'height');
-    const wd = measure(c, f('width'), p.widthCm, MAX.cm, 'width');
-    const vol = measure(c, f('volume'), p.volumeDm3, MAX.dm3, 'volume');
+    const w = measure(c, parcelField(i, 'weight'), p.weightKg, MAX.kg, 'weight');
+    const l = measure(c, parcelField(i, 'length'), p.lengthCm, MAX.cm, 'length');
+    const h = measure(c, parcelField(i, 'height'), p.heightCm, MAX.cm, 'height');
+    const wd = measure(c, parcelField(i, 'width'), p.widthCm, MAX.cm, 'width');
+    const vol = measure(c, parcelField(i, 'volume'), p.volumeDm3, MAX.dm3, 'volume');
     const dims = l > 0 && h > 0 && wd > 0;
     c.check(
-      f('weight'),
+      parcelField(i, 'weight'),
       w > 0 || dims || vol > 0,
       'Give the parcel’s weight or its length, height and width.',
     );
     if (product.maxParcelWeightKg !== null) {
       c.check(
-        f('weight'),
+        parcelField(i, 'weight'),
         w <= product.maxParcelWeightKg,
         `A parcel of product ${product.code} weighs at most ${product.maxParcelWeightKg} kg.`,
       );
@@ -310,36 +304,39 @@ export function priceDomestic(req: DomesticRequest, ctx: DomesticContext): Resul
     `The tariff valid from ${tariff.validFrom} has no zone from terminal ${ctx.fromTerminal} to ${ctx.toTerminal}.`,
   );
 
-  // Services: known, offered with the product, priced; each once.
-  const serviceCodes = [...new Set(req.services ?? [])];
+  // Services: known, offered with the product, priced; a repeated code is priced once.
   const serviceLines: CostLine[] = [];
-  const parcelCount = parcels.length > 0 ? parcels.length : units;
-  for (const code of serviceCodes) {
+  const parcelCount = parcels.length > 0 ? parcels.length : Math.max(1, Math.trunc(units));
+  const seen = new Set<string>();
+  (req.services ?? []).forEach((code, i) => {
+    const field = `services[${i}]` as const;
+    if (seen.has(code)) return;
+    seen.add(code);
     const facts = ctx.services.get(code) ?? null;
-    if (!c.check('services', facts !== null, `Unknown service code ${code}.`) || !facts) continue;
+    if (!c.check(field, facts !== null, `Service code ${code} does not exist.`) || !facts) return;
     if (
       !c.check(
-        'services',
+        field,
         product.services.includes(code),
-        `Service ${code} is not available with product ${product.code}.`,
+        `Service ${code} (${facts.name}) is not available with product ${product.code}.`,
       )
     )
-      continue;
+      return;
     const price = tariff.services.get(code);
     if (
       !c.check(
-        'services',
+        field,
         price !== undefined,
         `Service ${code} has no price in the tariff valid from ${tariff.validFrom}.`,
       )
     )
-      continue;
+      return;
     serviceLines.push({
       code,
       description: facts.name,
       amount: (price ?? 0) * (facts.priceBasis === 'parcel' ? parcelCount : 1),
     });
-  }
+  });
 
   if (!c.empty || !table || zone === null) return { ok: false, errors: c.errors };
 
@@ -353,11 +350,12 @@ export function priceDomestic(req: DomesticRequest, ctx: DomesticContext): Resul
   );
 
   const lines: CostLine[] = [{ code: 'FREIGHT', description: 'Agreed freight', amount: freightAmount }];
-  const discount = percentOf(freightAmount, ctx.agreement.discountBp);
+  const discountBp = basisPoints(ctx.agreement.discountBp);
+  const discount = percentOf(freightAmount, discountBp);
   if (discount > 0) {
     lines.push({
       code: 'DISCOUNT',
-      description: `Main freight discount ${formatPercent(ctx.agreement.discountBp)}`,
+      description: `Main freight discount ${formatPercent(discountBp)}`,
       amount: -discount,
     });
   }
@@ -436,6 +434,8 @@ export interface InternationalContext {
   tariff: CompiledTariff;
   product: ProductFacts;
   services: ReadonlyMap<string, ServiceFacts | null>;
+  /** The payer's freight discount in hundredths of a percent (its agreement). */
+  discountBp: number;
   currency: string;
   /** Units of `currency` per 1 EUR, scaled by 10⁶ (NOK 11.7135 → 11_713_500). */
   ratePerEurMicro: number | null;
@@ -461,7 +461,7 @@ export interface NoPrice {
 
 export type InternationalResult =
   | { ok: true; value: InternationalQuote }
-  | { ok: false; errors: Record<string, string[]> }
+  | { ok: false; errors: Errors }
   | { ok: 'noprice'; noPrice: NoPrice };
 
 /** The shipment category the countries imply; null for cross-trade (neither end in Norway). */
@@ -488,34 +488,37 @@ export function priceInternational(
     ok: 'noprice',
     noPrice: { code, description },
   });
-  const errors: Record<string, string[]> = {};
-  const serviceError = (message: string) => {
-    errors.Services = [...(errors.Services ?? []), message];
-  };
+  const c = new Collector();
+  const weightGrams = measure(c, 'weight', req.weightGrams, MAX.kg * 1000, 'weight');
+  const volumeCm3 = measure(c, 'volume', req.volumeCm3, MAX.dm3 * 1000, 'volume');
+  c.check('weight', weightGrams > 0, 'The weight must be greater than 0.');
   const serviceLinesEur: CostLine[] = [];
   let dangerous = req.dangerousGoods;
-  for (const code of [...new Set(req.services)]) {
+  const seen = new Set<string>();
+  req.services.forEach((code, i) => {
+    const field = `services[${i}]` as const;
+    if (seen.has(code)) return;
+    seen.add(code);
     const facts = ctx.services.get(code) ?? null;
-    if (!facts) {
-      serviceError(`Unknown service code ${code}.`);
-      continue;
-    }
-    if (!ctx.product.services.includes(code)) {
-      serviceError(`Service ${code} is not available with product ${ctx.product.code}.`);
-      continue;
-    }
+    if (!c.check(field, facts !== null, `Service code ${code} does not exist.`) || !facts) return;
+    if (
+      !c.check(
+        field,
+        ctx.product.services.includes(code),
+        `Service ${code} (${facts.name}) is not available with product ${ctx.product.code}.`,
+      )
+    )
+      return;
+    // The dangerous-goods service is the dangerous-goods fee, once per shipment.
     if (code === DANGEROUS_GOODS_SERVICE) {
       dangerous = true;
-      continue;
+      return;
     }
     const price = intl?.services.get(code);
-    if (price === undefined) {
-      if (intl) serviceError(`Service ${code} has no international price.`);
-      continue;
-    }
-    serviceLinesEur.push({ code, description: facts.name, amount: price });
-  }
-  if (Object.keys(errors).length > 0) return { ok: false, errors };
+    if (intl && !c.check(field, price !== undefined, `Service ${code} has no international price.`)) return;
+    serviceLinesEur.push({ code, description: facts.name, amount: price ?? 0 });
+  });
+  if (!c.empty) return { ok: false, errors: c.errors };
 
   if (!intl)
     return noPrice('NO_TARIFF', `The tariff valid from ${ctx.tariff.validFrom} has no international prices.`);
@@ -534,7 +537,7 @@ export function priceInternational(
     );
   }
   const max = ctx.product.maxShipmentWeightKg;
-  if (max !== null && req.weightGrams > max * 1000) {
+  if (max !== null && weightGrams > max * 1000) {
     return noPrice(
       'WEIGHT_ABOVE_MAXIMUM',
       `Product ${ctx.product.code} carries at most ${max} kg per shipment.`,
@@ -544,14 +547,23 @@ export function priceInternational(
     return noPrice('NO_EXCHANGE_RATE', `No exchange rate from EUR to ${ctx.currency} is in force.`);
   }
 
-  const volumeWeight = Math.ceil((req.volumeCm3 * intl.volumeKgPerM3) / 1000);
-  const chargeableWeightGrams = wholeKgGrams(Math.max(req.weightGrams, volumeWeight));
+  const volumeWeight = Math.ceil((Math.round(volumeCm3) * intl.volumeKgPerM3) / 1000);
+  const chargeableWeightGrams = wholeKgGrams(Math.max(Math.round(weightGrams), volumeWeight));
   const doorToDoor = tablePrice(table, zone, chargeableWeightGrams / 1000);
   const freightEur =
     req.terms === 'CPT' ? doorToDoor - percentOf(doorToDoor, table.destinationDeliveryBp) : doorToDoor;
 
   const others: CostLine[] = [];
-  const energy = percentOf(freightEur, intl.energyBp);
+  const discountBp = basisPoints(ctx.discountBp);
+  const discount = percentOf(freightEur, discountBp);
+  if (discount > 0) {
+    others.push({
+      code: 'DISCOUNT',
+      description: `Main freight discount ${formatPercent(discountBp)}`,
+      amount: -discount,
+    });
+  }
+  const energy = percentOf(freightEur - discount, intl.energyBp);
   if (energy > 0)
     others.push({
       code: 'ENERGY',

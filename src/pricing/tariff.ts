@@ -202,6 +202,14 @@ export interface CompiledTariff {
   international: CompiledInternational | null;
 }
 
+/** A field path in the form validation errors use: `Zones.OSL.BGO`, `Products[43].Bands[2].Prices`. */
+export const path = (...segments: (string | number)[]): string =>
+  segments.reduce<string>((name, s) => {
+    const text = String(s);
+    if (/^\d+$/.test(text)) return `${name}[${text}]`;
+    return name ? `${name}.${text}` : text;
+  }, '');
+
 const isCalendarDate = (s: string) => {
   const d = new Date(`${s}T00:00:00Z`);
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
@@ -278,7 +286,7 @@ function compileTable(table: {
 
 /**
  * The rules a structurally valid tariff must also meet. Throws `ValidationFailed` keyed by the
- * document's field names (`Products.43.Bands[2].Prices`) listing every broken rule.
+ * document's field paths (`Products[43].Bands[2].Prices`, `Zones.OSL.BGO`) listing every broken rule.
  */
 export function assertTariffRules(doc: TariffDocument): void {
   const v = new Violations();
@@ -289,16 +297,22 @@ export function assertTariffRules(doc: TariffDocument): void {
     const row = doc.Zones[from] ?? {};
     for (const to of terminals) {
       const zone = row[to];
-      if (v.check(`Zones.${from}.${to}`, zone !== undefined, `The zone from ${from} to ${to} is missing.`)) {
+      if (
+        v.check(path('Zones', from, to), zone !== undefined, `The zone from ${from} to ${to} is missing.`)
+      ) {
         v.check(
-          `Zones.${from}.${to}`,
+          path('Zones', from, to),
           (zone ?? 0) <= doc.ZoneCount,
           `Zone ${zone} is above ZoneCount ${doc.ZoneCount}.`,
         );
       }
     }
     for (const to of Object.keys(row)) {
-      v.check(`Zones.${from}.${to}`, to in doc.Zones, `Terminal ${to} has no row of its own in the matrix.`);
+      v.check(
+        path('Zones', from, to),
+        to in doc.Zones,
+        `Terminal ${to} has no row of its own in the matrix.`,
+      );
     }
   }
   if (
@@ -329,9 +343,9 @@ export function assertTariffRules(doc: TariffDocument): void {
   });
   v.check('Products', Object.keys(doc.Products).length > 0, 'The tariff prices no product.');
   for (const [code, product] of Object.entries(doc.Products)) {
-    checkTable(v, `Products.${code}`, product, doc.ZoneCount);
+    checkTable(v, path('Products', code), product, doc.ZoneCount);
     v.check(
-      `Products.${code}.VolumeFactorKgPerDm3`,
+      path('Products', code, 'VolumeFactorKgPerDm3'),
       (parseScaled(product.VolumeFactorKgPerDm3, 3) ?? 0) > 0,
       'The volume factor must be greater than 0.',
     );
@@ -340,25 +354,25 @@ export function assertTariffRules(doc: TariffDocument): void {
   if (intl) {
     for (const [country, zone] of Object.entries(intl.CountryZones)) {
       v.check(
-        `International.CountryZones.${country}`,
+        path('International', 'CountryZones', country),
         countries.isValid(country),
         `${country} is not an ISO 3166-1 alpha-2 country code.`,
       );
       v.check(
-        `International.CountryZones.${country}`,
+        path('International', 'CountryZones', country),
         country !== 'NO',
         'Norway is the home country and has no international zone.',
       );
       v.check(
-        `International.CountryZones.${country}`,
+        path('International', 'CountryZones', country),
         zone <= intl.ZoneCount,
         `Zone ${zone} is above ZoneCount ${intl.ZoneCount}.`,
       );
     }
     for (const [code, product] of Object.entries(intl.Products)) {
-      checkTable(v, `International.Products.${code}`, product, intl.ZoneCount);
+      checkTable(v, path('International', 'Products', code), product, intl.ZoneCount);
       v.check(
-        `International.Products.${code}.DestinationDeliveryPercent`,
+        path('International', 'Products', code, 'DestinationDeliveryPercent'),
         (parseScaled(product.DestinationDeliveryPercent, 2) ?? 0) < 10_000,
         'The destination delivery share must be below 100 %.',
       );

@@ -3,6 +3,7 @@ import type { Db, DbOrTx } from '../db/client';
 import { notFound } from '../lib/errors';
 import { readCsv } from './files';
 import { postalCodes, referenceDataLoads } from './tables';
+import { assignPostalCodeTerminals } from './terminals-store';
 
 export type PostalCodeRow = typeof postalCodes.$inferSelect;
 export type PostalCodeRecord = Omit<PostalCodeRow, 'terminal'>;
@@ -62,8 +63,9 @@ const view = (row: PostalCodeRow): PostalCodeView => ({
 });
 
 /**
- * Makes the stored register equal `records`: new codes are added, known ones updated in place
- * (their terminal assignment kept), withdrawn ones removed. Never duplicates.
+ * Makes the stored register equal `records`: new codes are added, known ones updated in place,
+ * withdrawn ones removed, and every code's serving terminal assigned again from the routing data
+ * (a moved coordinate may change it). Never duplicates.
  */
 async function replaceRegister(tx: DbOrTx, records: PostalCodeRecord[]): Promise<void> {
   for (let i = 0; i < records.length; i += 1000) {
@@ -90,6 +92,7 @@ async function replaceRegister(tx: DbOrTx, records: PostalCodeRecord[]): Promise
       records.map((r) => r.postalCode),
     ),
   );
+  await assignPostalCodeTerminals(tx);
 }
 
 export type PostalCodeService = ReturnType<typeof createPostalCodeService>;
@@ -138,8 +141,9 @@ export function createPostalCodeService({ db }: { db: Db }) {
       return new Set(rows.map((r) => r.code));
     },
 
-    async find(postalCode: string): Promise<PostalCodeRow | null> {
-      const [row] = await db.select().from(postalCodes).where(eq(postalCodes.postalCode, postalCode));
+    /** `using`: the transaction to read in, when the caller holds one (the embedded database has one connection). */
+    async find(postalCode: string, using: DbOrTx = db): Promise<PostalCodeRow | null> {
+      const [row] = await using.select().from(postalCodes).where(eq(postalCodes.postalCode, postalCode));
       return row ?? null;
     },
 

@@ -115,3 +115,75 @@ export function bandDays(km: number): { days: number; basis: string } {
   }
   return { days: 4, basis: 'band' };
 }
+
+/** A documented deviation from the distance bands for one (unordered) terminal pair. */
+export interface TransitException {
+  /** The two terminals (the rule applies in both directions). */
+  pair: readonly [string, string];
+  days: number;
+  reason: string;
+}
+
+/**
+ * Pairs whose transit time the distance bands get wrong (`docs/catalogue.md` explains each):
+ * overnight trunk lines from Oslo are next-day although they are 250–400 km; Bodø–Svolvær is close
+ * as the crow flies but across the Vestfjorden (ferry or road through Narvik).
+ */
+export const TRANSIT_EXCEPTIONS: readonly TransitException[] = [
+  { pair: ['OSL', 'BGO'], days: 1, reason: 'overnight trunk line' },
+  { pair: ['OSL', 'TRD'], days: 1, reason: 'overnight trunk line' },
+  { pair: ['OSL', 'SVG'], days: 1, reason: 'overnight trunk line' },
+  { pair: ['OSL', 'KRS'], days: 1, reason: 'overnight trunk line' },
+  { pair: ['BOO', 'SVJ'], days: 2, reason: 'across the Vestfjorden (ferry or road through Narvik)' },
+];
+
+/**
+ * Svalbard has no road link: freight to and from Longyearbyen goes by air through Tromsø, so a pair
+ * with it takes the mainland leg to Tromsø plus this many days.
+ */
+export const SVALBARD = { terminal: 'LYR', gateway: 'TOS', extraDays: 2 } as const;
+
+export interface TransitRow {
+  fromTerminal: string;
+  toTerminal: string;
+  days: number;
+  basis: string;
+}
+
+/**
+ * The transit time of every ordered terminal pair: the distance band, overridden by the documented
+ * exceptions, with Svalbard routed through its gateway. Symmetric by construction.
+ */
+export function transitMatrix(candidates: readonly TerminalPoint[]): TransitRow[] {
+  const byCode = new Map(candidates.map((t) => [t.code, t]));
+  const exceptions = new Map<string, TransitException>();
+  for (const e of TRANSIT_EXCEPTIONS) {
+    exceptions.set(`${e.pair[0]}>${e.pair[1]}`, e);
+    exceptions.set(`${e.pair[1]}>${e.pair[0]}`, e);
+  }
+  const mainland = (a: TerminalPoint, b: TerminalPoint): { days: number; basis: string } => {
+    const e = exceptions.get(`${a.code}>${b.code}`);
+    return e ? { days: e.days, basis: `exception: ${e.reason}` } : bandDays(distanceKm(a, b));
+  };
+  const gateway = byCode.get(SVALBARD.gateway);
+  const rows: TransitRow[] = [];
+  const sorted = [...candidates].sort((a, b) => a.code.localeCompare(b.code));
+  for (const a of sorted) {
+    for (const b of sorted) {
+      const svalbard = a.code !== b.code && (a.code === SVALBARD.terminal || b.code === SVALBARD.terminal);
+      let result: { days: number; basis: string };
+      if (svalbard && gateway) {
+        const other = a.code === SVALBARD.terminal ? b : a;
+        const leg = other.code === gateway.code ? { days: 0 } : mainland(other, gateway);
+        result = {
+          days: leg.days + SVALBARD.extraDays,
+          basis: `exception: Svalbard, air freight through ${gateway.code} (+${SVALBARD.extraDays} days)`,
+        };
+      } else {
+        result = mainland(a, b);
+      }
+      rows.push({ fromTerminal: a.code, toTerminal: b.code, ...result });
+    }
+  }
+  return rows;
+}

@@ -60,11 +60,18 @@ export function send(options: SendOptions): Promise<SendResult> {
       return;
     }
     const isHttps = url.protocol === 'https:';
-    const request = (isHttps ? https : http).request(url, {
-      method: 'POST',
-      agent: isHttps ? options.agents.https : options.agents.http,
-      headers: { ...options.headers, 'content-length': String(Buffer.byteLength(options.body)) },
-    });
+    let request: http.ClientRequest;
+    try {
+      request = (isHttps ? https : http).request(url, {
+        method: 'POST',
+        agent: isHttps ? options.agents.https : options.agents.http,
+        headers: { ...options.headers, 'content-length': String(Buffer.byteLength(options.body)) },
+      });
+    } catch (err) {
+      // Node refuses some header names and values synchronously (ERR_INVALID_CHAR and the like).
+      fail(err instanceof Error ? err.message : 'invalid request');
+      return;
+    }
     timer = setTimeout(() => {
       fail(`timeout after ${options.timeoutMs} ms`);
       request.destroy();

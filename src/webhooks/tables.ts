@@ -38,7 +38,9 @@ export const webhooks = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('webhooks_customer_idx').on(t.customerNr)],
+  // The fan-out's three probes (customer; customer + shipment id; customer + parcel number) and the
+  // listing by customer all use this one index.
+  (t) => [index('webhooks_match_idx').on(t.customerNr, t.eventValueType, t.eventValue)],
 );
 
 /**
@@ -75,11 +77,18 @@ export const webhookDeliveries = pgTable(
   },
   (t) => [
     unique('webhook_deliveries_pair_uq').on(t.webhookId, t.eventId),
-    index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    // The claim's walk: registrations with pending deliveries, and each one's oldest due delivery.
+    index('webhook_deliveries_due_idx').on(t.webhookId, t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    // Attempts in flight (few rows: a lease is cleared when its attempt is recorded).
+    index('webhook_deliveries_leased_idx').on(t.webhookId).where(sql`${t.leaseUntil} is not null`),
     index('webhook_deliveries_order_idx')
       .on(t.webhookId, t.shipmentId, t.eventId)
       .where(sql`${t.status} = 'pending'`),
     index('webhook_deliveries_completed_idx').on(t.completedAt),
+    // GET /v1/Webhooks/{id}/deliveries (newest first), and the cascade from a deleted registration.
+    index('webhook_deliveries_webhook_created_idx').on(t.webhookId, t.createdAt),
+    // The `on delete set null` of old outbox rows removed by the retention sweep.
+    index('webhook_deliveries_event_idx').on(t.eventId),
   ],
 );
 
@@ -105,5 +114,9 @@ export const webhookAttempts = pgTable(
     /** When the next attempt is due; null when none follows. */
     nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }),
   },
-  (t) => [index('webhook_attempts_webhook_idx').on(t.webhookId, t.id)],
+  (t) => [
+    index('webhook_attempts_webhook_idx').on(t.webhookId, t.id),
+    // Attempts of a page of deliveries, and the cascade from a deleted delivery.
+    index('webhook_attempts_delivery_idx').on(t.deliveryId),
+  ],
 );

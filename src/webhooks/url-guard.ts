@@ -12,6 +12,16 @@ export const systemLookup: Lookup = async (host) =>
 /** Cloud metadata services: refused even when private addresses are allowed. */
 export const METADATA_CIDRS = ['169.254.169.254/32', '100.100.100.200/32', 'fd00:ec2::254/128'];
 const METADATA = METADATA_CIDRS.map((c) => ipaddr.parseCIDR(c));
+/** The same as single addresses, with the IPv4-mapped IPv6 spellings, for the connect-time agent. */
+const METADATA_ADDRESSES = [
+  '169.254.169.254',
+  '100.100.100.200',
+  'fd00:ec2::254',
+  '::ffff:169.254.169.254',
+  '::ffff:a9fe:a9fe',
+  '::ffff:100.100.100.200',
+  '::ffff:6464:64c8',
+];
 
 const DNS_TIMEOUT_MS = 5000;
 
@@ -108,7 +118,9 @@ export function createGuardedAgents(allowPrivate: boolean) {
     keepAlive: true,
     allowPrivateIPAddress: allowPrivate,
     allowMetaIPAddress: false,
-    denyIPAddressList: METADATA_CIDRS,
+    // Single addresses, not CIDRs: the agent compares a CIDR of one IP version with an address of
+    // the other by throwing (and logging a warning on every connection).
+    denyIPAddressList: METADATA_ADDRESSES,
   };
   return { http: new RequestFilteringHttpAgent(options), https: new RequestFilteringHttpsAgent(options) };
 }

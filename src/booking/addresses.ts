@@ -1,0 +1,9 @@
+import type { AddressBlock } from './tables';
+
+/** The name an address block goes by: the company, or else the person's first and last name. */
+export const displayName = (a: Partial<Pick<AddressBlock, 'CompanyName' | 'FirstName' | 'LastName'>>) =>
+  a.CompanyName || [a.FirstName, a.LastName].filter(Boolean).join(' ') || null;
+
+/** One line of an address block: address lines, zip and place. */
+export const addressLine = (a: Partial<Pick<AddressBlock, 'Address' | 'Address2' | 'Zip' | 'Place'>>) =>
+  [a.Address, a.Address2, [a.Zip, a.Place].filter(Boolean).join(' ')].filter(Boolean).join(', ') || null;

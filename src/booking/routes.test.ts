@@ -1,0 +1,618 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
+import { outboxEvents } from '../events/tables';
+import { isGsin, isSscc } from '../lib/gs1';
+import { parcels, shipments } from './tables';
+
+// Monday 23 November 2026, 10:00 in Oslo: pickup today, Fix Day dates from the schedule.
+const NOW = new Date('2026-11-23T09:00:00Z');
+
+let ctx: TestContext;
+let key: string; // customer 1000
+let otherKey: string; // customer 2000
+
+beforeAll(async () => {
+  ctx = await buildTestApp({ clock: () => NOW });
+  key = await ctx.keyFor({ customerNrs: ['1000'], scopes: ['booking', 'shipments'] });
+  otherKey = await ctx.keyFor({ customerNrs: ['2000'], scopes: ['booking', 'shipments'] });
+});
+afterAll(() => ctx.close());
+
+type Body = Record<string, unknown>;
+
+/** A complete, publishable booking from Oslo to Bergen. */
+const booking = (over: Body = {}): Body => ({
+  ShipmentStatus: 'Published',
+  CustomerId: '1000',
+  ProductCode: '43',
+  DeliveryType: 1,
+  Services: [],
+  SenderReference: 'PO-4711-LONG-REFERENCE',
+  PickupCompanyName: 'Demo Kunde AS',
+  PickupAddress: 'Karl Johans gate 1',
+  PickupZip: '0154',
+  PickupPlace: 'OSLO',
+  PickupPhone: '+47 22 00 00 00',
+  RecipientCompanyName: 'Fjord Frakt AS',
+  RecipientFirstName: 'Åse',
+  RecipientLastName: 'Øvrebø',
+  RecipientAddress: 'Bryggen 1',
+  RecipientZip: '5003',
+  RecipientPlace: 'BERGEN',
+  RecipientEmail: 'post@fjordfrakt.no',
+  Parcels: [
+    { Weight: 12.5, Length: 60, Width: 40, Height: 30 },
+    { Weight: 3, Volume: 20 },
+  ],
+  ...over,
+});
+
+const post = (body: unknown, k = key, headers: Record<string, string> = {}) =>
+  ctx.app.inject({
+    method: 'POST',
+    url: '/Shipment/Update',
+    headers: { ...bearer(k), ...headers },
+    payload: body as Body,
+  });
+const read = (id: string, k = key, prefix = '/v2') =>
+  ctx.app.inject({ url: `${prefix}/Shipment/${id}`, headers: bearer(k) });
+const errorsOf = (res: Awaited<ReturnType<typeof post>>) =>
+  json<{ errors: Record<string, string[]> }>(res).errors;
+
+interface UpdateResult {
+  ShipmentId: string;
+  ShipmentStatus: number;
+  ParcelIds: string[];
+  ReturnShipmentId: string | null;
+}
+
+const RECORD_FIELDS = [
+  'Addresses',
+  'CommentToCarrier',
+  'CustomerId',
+  'DeliveryDate',
+  'DeliveryDateTo',
+  'DeliveryType',
+  'GoodsDescription',
+  'Height',
+  'IsReturn',
+  'Length',
+  'LoadingMeters',
+  'PalletSpaces',
+  'ParcelId',
+  'ParcelStatus',
+  'PickupDate',
+  'PickupDateTo',
+  'PickupEmail',
+  'PickupPhone',
+  'PickupPointId',
+  'ProductCode',
+  'RecipientCustomerId',
+  'RecipientEmail',
+  'RecipientPhone',
+  'RecipientShallPay',
+  'References',
+  'ReturnEmail',
+  'ReturnPhone',
+  'Services',
+  'ShipmentId',
+  'UnitCode',
+  'Volume',
+  'Weight',
+  'Width',
+].sort();
+
+describe('create and read', () => {
+  test('a draft needs no addresses or weights; ids are a GSIN and SSCCs', async () => {
+    const res = await post({
+      ShipmentStatus: 'Draft',
+      CustomerId: '1000',
+      ProductCode: '43',
+      DeliveryType: 'Company',
+      Parcels: [{}, {}],
+    });
+    expect(res.statusCode).toBe(201);
+    const body = json<UpdateResult>(res);
+    expect(Object.keys(body).sort()).toEqual([
+      'ParcelIds',
+      'ReturnShipmentId',
+      'ShipmentId',
+      'ShipmentStatus',
+    ]);
+    expect(isGsin(body.ShipmentId)).toBe(true);
+    expect(body.ShipmentId.startsWith(ctx.config.gs1Prefix)).toBe(true);
+    expect(body.ParcelIds).toHaveLength(2);
+    expect(body.ParcelIds.every(isSscc)).toBe(true);
+    expect(body).toMatchObject({ ShipmentStatus: 0, ReturnShipmentId: null });
+    expect(res.headers.location).toBe(`/v2/Shipment/${body.ShipmentId}`);
+    expect(res.headers.etag).toBeDefined();
+  });
+
+  test('a published booking reads back every field, the same on both paths', async () => {
+    const res = await post(
+      booking({ Services: ['16'], CommentToCarrier: 'Ring på', GoodsDescription: 'Bøker' }),
+    );
+    expect(res.statusCode).toBe(201);
+    const { ShipmentId, ParcelIds, ShipmentStatus } = json<UpdateResult>(res);
+    expect(ShipmentStatus).toBe(2);
+
+    const v2 = await read(ShipmentId);
+    const v1 = await read(ShipmentId, key, '');
+    expect(v2.statusCode).toBe(200);
+    expect(v1.json()).toEqual(v2.json());
+    expect(v2.headers.etag).toBe(res.headers.etag);
+    const records = json<Record<string, unknown>[]>(v2);
+    expect(records).toHaveLength(2);
+    for (const r of records) expect(Object.keys(r).sort()).toEqual(RECORD_FIELDS);
+    const [first, second] = records;
+    expect(first).toMatchObject({
+      ParcelStatus: 2,
+      CustomerId: '1000',
+      ParcelId: ParcelIds[0],
+      IsReturn: false,
+      Weight: 12.5,
+      Length: 60,
+      Width: 40,
+      Height: 30,
+      Volume: null,
+      ProductCode: '43',
+      Services: ['16'],
+      DeliveryType: 1,
+      CommentToCarrier: 'Ring på',
+      GoodsDescription: 'Bøker',
+      ShipmentId,
+      UnitCode: 'KL',
+      RecipientShallPay: false,
+      RecipientCustomerId: null,
+      PickupPointId: null,
+      PickupPhone: '+47 22 00 00 00',
+      PickupEmail: null,
+      RecipientEmail: 'post@fjordfrakt.no',
+      ReturnPhone: null,
+      References: [{ ReferenceTypeId: 1, ReferenceLevel: 1, ReferenceText: 'PO-4711-LONG-REFERENCE' }],
+      LoadingMeters: 0,
+      PalletSpaces: 0,
+      PickupDate: '2026-11-23T08:00:00',
+      PickupDateTo: '2026-11-23T16:00:00',
+    });
+    expect(second).toMatchObject({ Weight: 3, Volume: 20, Length: null });
+    expect(first?.Addresses).toEqual([
+      {
+        AddressTypeId: 1,
+        FirstName: null,
+        LastName: null,
+        CompanyName: 'Demo Kunde AS',
+        Address: 'Karl Johans gate 1',
+        Address2: null,
+        Zip: '0154',
+        Place: 'OSLO',
+        County: null,
+        Country: 'NO',
+      },
+      {
+        AddressTypeId: 2,
+        FirstName: 'Åse',
+        LastName: 'Øvrebø',
+        CompanyName: 'Fjord Frakt AS',
+        Address: 'Bryggen 1',
+        Address2: null,
+        Zip: '5003',
+        Place: 'BERGEN',
+        County: null,
+        Country: 'NO',
+      },
+    ]);
+    expect(String(first?.DeliveryDate)).toMatch(/^2026-11-2\dT08:00:00$/);
+    expect(String(first?.DeliveryDateTo)).toMatch(/^2026-11-2\dT16:00:00$/);
+  });
+
+  test('publishing freezes the priced cost lines with the shipment', async () => {
+    const { ShipmentId } = json<UpdateResult>(await post(booking()));
+    const [row] = await ctx.database.db.select().from(shipments).where(eq(shipments.id, ShipmentId));
+    expect(row?.price?.TotalOre).toBeGreaterThan(0);
+    const sum = (row?.price?.Lines ?? []).reduce((s, l) => s + l.AmountOre, 0);
+    expect(sum).toBe(row?.price?.TotalOre);
+  });
+
+  test('pallets give pallet spaces and loading metres', async () => {
+    const res = await post(
+      booking({
+        UnitCode: 'PL',
+        Parcels: [{ Weight: 300, Length: 120, Width: 80, Height: 100 }, { Weight: 200 }],
+      }),
+    );
+    const records = json<{ PalletSpaces: number; LoadingMeters: number }[]>(
+      await read(json<UpdateResult>(res).ShipmentId),
+    );
+    expect(records[0]).toMatchObject({ PalletSpaces: 2, LoadingMeters: 0.8 });
+  });
+});
+
+describe('rules (400 naming every violated field)', () => {
+  test('ReadyForPublish without weights and addresses reports all of them together', async () => {
+    const res = await post({
+      ShipmentStatus: 'ReadyForPublish',
+      CustomerId: '1000',
+      ProductCode: '43',
+      DeliveryType: 0,
+      Parcels: [{ Length: 10 }, { Weight: 1 }],
+    });
+    expect(res.statusCode).toBe(400);
+    const errors = errorsOf(res);
+    expect(Object.keys(errors).sort()).toEqual(
+      [
+        'Parcels[0].Weight',
+        'PickupAddress',
+        'PickupCompanyName',
+        'PickupPlace',
+        'PickupZip',
+        'RecipientAddress',
+        'RecipientCompanyName',
+        'RecipientPlace',
+        'RecipientZip',
+      ].sort(),
+    );
+  });
+
+  test.each([
+    [{ ProductCode: 'ZZ' }, 'ProductCode'],
+    [{ Services: ['99'] }, 'Services[0]'],
+    [{ Services: ['16', '18'] }, 'Services[1]'],
+    [{ Services: ['16'], RecipientEmail: undefined }, 'RecipientEmail'],
+    [{ Services: ['15'] }, 'RecipientPhone'],
+    [{ RecipientEmail: 'not-an-address' }, 'RecipientEmail'],
+    [{ Services: ['35'] }, 'DeliveryDate'],
+    [{ ShipmentId: '12345678901234567' }, 'ShipmentId'],
+    [{ RecipientShallPay: true }, 'RecipientCustomerId'],
+    [{ RecipientShallPay: true, RecipientCustomerId: 987654 }, 'RecipientCustomerId'],
+    [{ ShouldGenerateReturnShipment: true }, 'ShouldGenerateReturnShipment'],
+    [{ PickupDate: '2026-11-24' }, 'PickupDate'],
+    [{ DeliveryDate: '2026-11-28' }, 'DeliveryDate'],
+    [{ DeliveryDate: '2026-12-24' }, 'DeliveryDate'],
+    [{ DeliveryDate: '2026-02-30' }, 'DeliveryDate'],
+    [{ UnitCode: 'XX' }, 'UnitCode'],
+    [{ UnitCode: '51' }, 'UnitCode'],
+    [{ RecipientZip: '50031' }, 'RecipientZip'],
+    [{ RecipientZip: '0000' }, 'RecipientZip'],
+    [{ RecipientCountry: 'SE', RecipientZip: '11122' }, 'RecipientCountry'],
+    [{ ProductCode: 'EP', RecipientCountry: 'SE', RecipientZip: '11122' }, 'CustomsInformation'],
+    [{ PickupPointId: 42 }, 'PickupPointId'],
+    [{ CustomerId: 'ABC' }, 'CustomerId'],
+    [{ ShipmentStatus: 'Bogus' }, 'ShipmentStatus'],
+    [{ DeliveryType: 7 }, 'DeliveryType'],
+    [{ CommentToCarrier: 'x'.repeat(10_000) }, 'CommentToCarrier'],
+    [{ GoodsDescription: 'nul\u0000byte' }, 'GoodsDescription'],
+    [{ Parcels: [{ Weight: -1 }] }, 'Parcels[0].Weight'],
+    [{ Parcels: [{ Weight: '12' }] }, 'Parcels[0].Weight'],
+    [{ Parcels: [{ Weight: 1, Length: 0 }] }, 'Parcels[0].Length'],
+    [{ Parcels: [{ Weight: 5000 }] }, 'Parcels[0].Weight'],
+    [{ Parcels: [] }, 'Parcels'],
+    [{ Parcels: Array.from({ length: 1000 }, () => ({ Weight: 1 })) }, 'Parcels'],
+    [
+      {
+        Parcels: [
+          { Weight: 1, ParcelId: 'A' },
+          { Weight: 1, ParcelId: 'A' },
+        ],
+      },
+      'Parcels[1].ParcelId',
+    ],
+    [{ Parcels: [{ ParcelId: 'NOPE', Delete: true }, { Weight: 1 }] }, 'Parcels[0].ParcelId'],
+  ])('%j is a 400 on %s', async (over, field) => {
+    const res = await post(booking(over));
+    expect(res.statusCode).toBe(400);
+    expect(res.headers['content-type']).toMatch(/problem\+json/);
+    expect(Object.keys(errorsOf(res))).toContain(field);
+  });
+
+  test('valid sides of the same rules are accepted', async () => {
+    for (const over of [
+      { Services: ['15'], RecipientPhone: '+4791234567' },
+      { Services: ['35'], DeliveryDate: undefined },
+      { ProductCode: 'DI', PickupDate: '2026-11-25T09:00:00' },
+      { RecipientShallPay: true, RecipientCustomerId: 2000 },
+      { ShipmentStatus: 'readyforpublish' },
+      { ShipmentStatus: 1, DeliveryType: 'private' },
+      {
+        ProductCode: 'EP',
+        RecipientCountry: 'se',
+        RecipientZip: '111 22',
+        CustomsInformation: {
+          Lines: [
+            {
+              CountryOfOrigin: 'NO',
+              GrossWeight: 16,
+              NetWeight: 15,
+              GoodsDescription: 'Books',
+              HsCode: '490199',
+              GoodsValue: 1200,
+              CurrencyType: 'NOK',
+              Quantity: 10,
+            },
+          ],
+        },
+      },
+    ] as Body[]) {
+      const body = booking(over);
+      if (over.Services && (over.Services as string[]).includes('35')) {
+        // Fix Day with a valid desired date, taken from the schedule.
+        const plan = await ctx.app.inject({
+          url: '/v1/schedule/deliverydates?fromZip=0154&toZip=5003&productCode=43&pickupDate=2026-11-23',
+          headers: bearer(key),
+        });
+        body.DeliveryDate = json<{ DeliveryDates: string[] }>(plan).DeliveryDates.at(-1);
+      }
+      const res = await post(body);
+      expect(res.statusCode, JSON.stringify([over, res.json()])).toBe(201);
+    }
+  });
+
+  test('a body that is not an object, or not JSON, is a 400 problem', async () => {
+    expect((await post([1, 2])).statusCode).toBe(400);
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/Shipment/Update',
+      headers: { ...bearer(key), 'content-type': 'application/json' },
+      payload: '{"Parcels": [',
+    });
+    expect(res.statusCode).toBe(400);
+  });
+
+  test('property names bind case-insensitively', async () => {
+    const lower = Object.fromEntries(Object.entries(booking()).map(([k, v]) => [k.toLowerCase(), v]));
+    expect((await post(lower)).statusCode).toBe(201);
+  });
+});
+
+describe('updates', () => {
+  test('parcels are upserted: update by ParcelId, add, delete; the rest stay', async () => {
+    const created = json<UpdateResult>(
+      await post(
+        booking({ ShipmentStatus: 'Draft', Parcels: [{ Weight: 1 }, { Weight: 2 }, { Weight: 3 }] }),
+      ),
+    );
+    const [a, b, c] = created.ParcelIds;
+    const res = await post(
+      booking({
+        ShipmentStatus: 'Draft',
+        ShipmentId: created.ShipmentId,
+        Parcels: [
+          { ParcelId: a, Weight: 10 },
+          { ParcelId: b, Delete: true },
+          { Weight: 4 },
+          { ParcelId: 'MY-OWN-1', Weight: 5 },
+        ],
+      }),
+    );
+    expect(res.statusCode).toBe(200);
+    expect(res.headers.location).toBe(`/v2/Shipment/${created.ShipmentId}`);
+    const ids = json<UpdateResult>(res).ParcelIds;
+    expect(ids.slice(0, 2)).toEqual([a, c]);
+    expect(ids[3]).toBe('MY-OWN-1');
+    expect(ids).toHaveLength(4);
+    const weights = json<{ ParcelId: string; Weight: number }[]>(await read(created.ShipmentId)).map((r) => [
+      r.ParcelId,
+      r.Weight,
+    ]);
+    expect(weights).toEqual([
+      [a, 10],
+      [c, 3],
+      [ids[2], 4],
+      ['MY-OWN-1', 5],
+    ]);
+  });
+
+  test('a customer-given ParcelId already used by another shipment is a 400', async () => {
+    await post(booking({ ShipmentStatus: 'Draft', Parcels: [{ ParcelId: 'UNIQUE-77', Weight: 1 }] }));
+    const res = await post(
+      booking({ ShipmentStatus: 'Draft', Parcels: [{ ParcelId: 'UNIQUE-77', Weight: 1 }] }),
+    );
+    expect(Object.keys(errorsOf(res))).toEqual(['Parcels[0].ParcelId']);
+  });
+
+  test('deleting every parcel of a draft cancels it', async () => {
+    const created = json<UpdateResult>(
+      await post(booking({ ShipmentStatus: 'Draft', Parcels: [{ Weight: 1 }] })),
+    );
+    const res = await post(
+      booking({
+        ShipmentStatus: 'Draft',
+        ShipmentId: created.ShipmentId,
+        Parcels: [{ ParcelId: created.ParcelIds[0], Delete: true }],
+      }),
+    );
+    expect(res.statusCode).toBe(200);
+    expect((await read(created.ShipmentId)).statusCode).toBe(404);
+  });
+
+  test('Draft → ReadyForPublish → Published; then every update is 409', async () => {
+    const created = json<UpdateResult>(await post(booking({ ShipmentStatus: 'Draft' })));
+    const ready = await post(booking({ ShipmentStatus: 'ReadyForPublish', ShipmentId: created.ShipmentId }));
+    expect(json<UpdateResult>(ready).ShipmentStatus).toBe(1);
+    const back = await post(booking({ ShipmentStatus: 'Draft', ShipmentId: created.ShipmentId }));
+    expect(json<UpdateResult>(back).ShipmentStatus).toBe(0);
+    const published = await post(booking({ ShipmentId: created.ShipmentId }));
+    expect(published.statusCode).toBe(200);
+    const again = await post(booking({ ShipmentId: created.ShipmentId, ShipmentStatus: 'Draft' }));
+    expect(again.statusCode).toBe(409);
+    expect(json(again).detail).toMatch(/Published/);
+  });
+
+  test('a customer-given GSIN creates, then updates', async () => {
+    const id = '70900019876543218';
+    expect(isGsin(id)).toBe(true);
+    expect((await post(booking({ ShipmentStatus: 'Draft', ShipmentId: id }))).statusCode).toBe(201);
+    expect((await post(booking({ ShipmentStatus: 'Draft', ShipmentId: id }))).statusCode).toBe(200);
+  });
+
+  test('If-Match with a stale ETag is 412; with the current one the update applies', async () => {
+    const created = await post(booking({ ShipmentStatus: 'Draft' }));
+    const { ShipmentId } = json<UpdateResult>(created);
+    const etag = String(created.headers.etag);
+    expect(
+      (await post(booking({ ShipmentStatus: 'Draft', ShipmentId }), key, { 'if-match': etag })).statusCode,
+    ).toBe(200);
+    const stale = await post(booking({ ShipmentStatus: 'Draft', ShipmentId }), key, { 'if-match': etag });
+    expect(stale.statusCode).toBe(412);
+    expect(stale.headers['content-type']).toMatch(/problem\+json/);
+  });
+});
+
+describe('return shipments', () => {
+  test('HE with ShouldGenerateReturnShipment creates a linked return with sender and recipient swapped', async () => {
+    const res = await post(
+      booking({
+        ProductCode: 'HE',
+        DeliveryType: 0,
+        ShouldGenerateReturnShipment: true,
+        RecipientCompanyName: undefined,
+      }),
+    );
+    expect(res.statusCode).toBe(201);
+    const { ReturnShipmentId } = json<UpdateResult>(res);
+    expect(ReturnShipmentId && isGsin(ReturnShipmentId)).toBe(true);
+    const records = json<{ IsReturn: boolean; Addresses: { AddressTypeId: number; Zip: string }[] }[]>(
+      await read(String(ReturnShipmentId)),
+    );
+    expect(records).toHaveLength(2);
+    expect(records[0]?.IsReturn).toBe(true);
+    expect(records[0]?.Addresses.map((a) => [a.AddressTypeId, a.Zip])).toEqual([
+      [1, '5003'],
+      [2, '0154'],
+    ]);
+  });
+});
+
+describe('cancel', () => {
+  test('a published shipment can be cancelled until pickup; reads then answer 404', async () => {
+    const { ShipmentId } = json<UpdateResult>(await post(booking()));
+    const del = await ctx.app.inject({
+      method: 'DELETE',
+      url: `/v2/Shipment/${ShipmentId}`,
+      headers: bearer(key),
+    });
+    expect(del.statusCode).toBe(204);
+    expect((await read(ShipmentId)).statusCode).toBe(404);
+    expect(
+      (await ctx.app.inject({ method: 'DELETE', url: `/v2/Shipment/${ShipmentId}`, headers: bearer(key) }))
+        .statusCode,
+    ).toBe(404);
+  });
+
+  test('after the first pickup scan cancelling is 409', async () => {
+    const { ShipmentId } = json<UpdateResult>(await post(booking()));
+    await ctx.database.db.update(shipments).set({ pickedUpAt: NOW }).where(eq(shipments.id, ShipmentId));
+    const del = await ctx.app.inject({
+      method: 'DELETE',
+      url: `/v2/Shipment/${ShipmentId}`,
+      headers: bearer(key),
+    });
+    expect(del.statusCode).toBe(409);
+  });
+});
+
+describe('tenant isolation', () => {
+  test('another customer cannot read, update or cancel the shipment', async () => {
+    const { ShipmentId } = json<UpdateResult>(await post(booking({ ShipmentStatus: 'Draft' })));
+    expect((await read(ShipmentId, otherKey)).statusCode).toBe(404);
+    const steal = await post(booking({ ShipmentStatus: 'Draft', CustomerId: '2000', ShipmentId }), otherKey);
+    expect(steal.statusCode).toBe(400);
+    expect(Object.keys(errorsOf(steal))).toEqual(['ShipmentId']);
+    expect(
+      (
+        await ctx.app.inject({
+          method: 'DELETE',
+          url: `/v2/Shipment/${ShipmentId}`,
+          headers: bearer(otherKey),
+        })
+      ).statusCode,
+    ).toBe(404);
+    const foreign = await post(booking({ CustomerId: '1000' }), otherKey);
+    expect(foreign.statusCode).toBe(403);
+    expect(foreign.headers['content-type']).toMatch(/text\/plain/);
+  });
+});
+
+describe('idempotency', () => {
+  test('the same key and body replay the first answer without booking again', async () => {
+    const body = booking({ SenderReference: 'IDEM-1' });
+    const first = await post(body, key, { 'idempotency-key': 'idem-1' });
+    const second = await post(body, key, { 'idempotency-key': 'idem-1' });
+    expect(first.statusCode).toBe(201);
+    expect(second.statusCode).toBe(201);
+    expect(second.json()).toEqual(first.json());
+    expect(second.headers.location).toBe(first.headers.location);
+    expect(second.headers['idempotent-replayed']).toBe('true');
+    const rows = await ctx.database.db
+      .select()
+      .from(shipments)
+      .where(eq(shipments.senderReference, 'IDEM-1'));
+    expect(rows).toHaveLength(1);
+  });
+
+  test('the same key with another body is 422', async () => {
+    await post(booking({ SenderReference: 'IDEM-2' }), key, { 'idempotency-key': 'idem-2' });
+    const res = await post(booking({ SenderReference: 'IDEM-2b' }), key, { 'idempotency-key': 'idem-2' });
+    expect(res.statusCode).toBe(422);
+  });
+
+  test('concurrent duplicates book once: the others replay or get 409', async () => {
+    const body = booking({ SenderReference: 'IDEM-3' });
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () => post(body, key, { 'idempotency-key': 'idem-3' })),
+    );
+    const statuses = results.map((r) => r.statusCode);
+    expect(statuses.filter((s) => s === 201).length).toBeGreaterThanOrEqual(1);
+    expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
+    const rows = await ctx.database.db
+      .select()
+      .from(shipments)
+      .where(eq(shipments.senderReference, 'IDEM-3'));
+    expect(rows).toHaveLength(1);
+  });
+
+  test('a rejected request frees its key for a corrected retry', async () => {
+    const bad = await post(booking({ ProductCode: 'ZZ' }), key, { 'idempotency-key': 'idem-4' });
+    expect(bad.statusCode).toBe(400);
+    expect((await post(booking(), key, { 'idempotency-key': 'idem-4' })).statusCode).toBe(201);
+  });
+});
+
+describe('concurrency and events', () => {
+  test('concurrent creates get distinct shipment and parcel ids', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 12 }, () => post(booking({ ShipmentStatus: 'Draft' }))),
+    );
+    const bodies = results.map((r) => json<UpdateResult>(r));
+    expect(new Set(bodies.map((b) => b.ShipmentId)).size).toBe(12);
+    expect(new Set(bodies.flatMap((b) => b.ParcelIds)).size).toBe(24);
+  });
+
+  test('create, update, publish and cancel write outbox events in the same transaction', async () => {
+    const created = json<UpdateResult>(await post(booking({ ShipmentStatus: 'Draft' })));
+    await post(booking({ ShipmentId: created.ShipmentId }));
+    await ctx.app.inject({
+      method: 'DELETE',
+      url: `/v2/Shipment/${created.ShipmentId}`,
+      headers: bearer(key),
+    });
+    const events = await ctx.database.db
+      .select()
+      .from(outboxEvents)
+      .where(eq(outboxEvents.shipmentId, created.ShipmentId));
+    expect(events.map((e) => e.type)).toEqual([
+      'shipment.created',
+      'shipment.updated',
+      'shipment.published',
+      'shipment.cancelled',
+    ]);
+    expect(events[0]?.parcelIds).toEqual(created.ParcelIds);
+  });
+
+  test('a rejected request writes nothing', async () => {
+    const before = (await ctx.database.db.select().from(parcels)).length;
+    await post(booking({ ProductCode: 'ZZ', Parcels: Array.from({ length: 50 }, () => ({ Weight: 1 })) }));
+    expect((await ctx.database.db.select().from(parcels)).length).toBe(before);
+  });
+});

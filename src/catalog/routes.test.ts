@@ -1,0 +1,179 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
+import type { Catalog, Product, ServiceDef } from './schemas';
+import { readShippedCatalog } from './service';
+
+let ctx: TestContext;
+let key: string;
+
+beforeAll(async () => {
+  ctx = await buildTestApp();
+  key = await ctx.keyFor({ scopes: ['booking'] });
+});
+afterAll(() => ctx.close());
+
+const get = (url: string, k = key) => ctx.app.inject({ url, headers: bearer(k) });
+const errorKeys = (res: { json(): unknown }) => Object.keys((res.json() as { errors: object }).errors).sort();
+
+describe('GET /v1/products', () => {
+  test('lists every product with the contract fields', async () => {
+    const res = await get('/v1/products');
+    expect(res.statusCode).toBe(200);
+    const products = json<Product[]>(res) as unknown as Product[];
+    expect(products.map((p) => p.ProductCode)).toEqual(
+      expect.arrayContaining(['43', '44', 'HE', 'HJ', 'DI']),
+    );
+    expect(products.some((p) => p.International)).toBe(true);
+    for (const p of products) {
+      expect(Object.keys(p)).toEqual(
+        expect.arrayContaining([
+          'ProductCode',
+          'Name',
+          'Segment',
+          'UnitCodes',
+          'Services',
+          'MaxParcelWeightKg',
+          'MaxShipmentWeightKg',
+          'International',
+          'VolumeFactorKgPerDm3',
+          'PickupWindow',
+          'DeliveryWindow',
+        ]),
+      );
+    }
+  });
+
+  test('one product by code, in any letter case', async () => {
+    const res = await get('/v1/products/43');
+    expect(res.statusCode).toBe(200);
+    expect(json(res)).toMatchObject({
+      ProductCode: '43',
+      Name: 'System',
+      Segment: 'B2B',
+      UnitCodes: ['KL', 'PL'],
+    });
+    expect(json(await get('/v1/products/he'))).toMatchObject({
+      ProductCode: 'HE',
+      AllowsReturnShipment: true,
+    });
+  });
+
+  test('an unknown product is 404; a malformed code is 400 naming productCode', async () => {
+    expect((await get('/v1/products/ZZ')).statusCode).toBe(404);
+    const bad = await get('/v1/products/TOOLONG');
+    expect(bad.statusCode).toBe(400);
+    expect(errorKeys(bad)).toEqual(['productCode']);
+  });
+
+  test('needs a key', async () => {
+    expect((await ctx.app.inject({ url: '/v1/products' })).statusCode).toBe(401);
+  });
+});
+
+describe('GET /v1/services', () => {
+  test('lists every service with price basis and required fields', async () => {
+    const services = json<ServiceDef[]>(await get('/v1/services')) as unknown as ServiceDef[];
+    const byCode = new Map(services.map((s) => [s.ServiceCode, s]));
+    expect(byCode.get('16')).toEqual({
+      ServiceCode: '16',
+      Name: 'Pre-notice e-mail',
+      PriceBasis: 'shipment',
+      RequiredFields: ['RecipientEmail'],
+    });
+    expect(byCode.get('15')?.RequiredFields).toEqual(['RecipientPhone']);
+    expect(byCode.get('35')?.RequiredFields).toEqual(['DeliveryDate']);
+  });
+
+  test('one service by code; unknown is 404, malformed is 400 naming serviceCode', async () => {
+    expect(json(await get('/v1/services/35'))).toMatchObject({ ServiceCode: '35', Name: 'Fix Day' });
+    expect((await get('/v1/services/99')).statusCode).toBe(404);
+    const bad = await get('/v1/services/1-2');
+    expect(bad.statusCode).toBe(400);
+    expect(errorKeys(bad)).toEqual(['serviceCode']);
+  });
+
+  test('with productCode, only the services of that product', async () => {
+    const services = json<ServiceDef[]>(await get('/v1/services?productcode=he')) as unknown as ServiceDef[];
+    const he = json<Product>(await get('/v1/products/HE'));
+    expect(services.map((s) => s.ServiceCode).sort()).toEqual([...(he.Services as string[])].sort());
+  });
+
+  test('an unknown productCode is a 400 naming it', async () => {
+    const res = await get('/v1/services?productCode=ZZ');
+    expect(res.statusCode).toBe(400);
+    expect(errorKeys(res)).toEqual(['productCode']);
+  });
+});
+
+describe('admin catalogue', () => {
+  const shipped = readShippedCatalog().catalog;
+  const put = (payload: unknown, k = ADMIN_KEY) =>
+    ctx.app.inject({ method: 'PUT', url: '/admin/catalog', headers: bearer(k), payload: payload as object });
+
+  test('reading and replacing need the admin scope', async () => {
+    expect((await get('/admin/catalog')).statusCode).toBe(403);
+    expect((await put(shipped, key)).statusCode).toBe(403);
+  });
+
+  test('GET /admin/catalog gives the catalogue in the replace format', async () => {
+    const res = await get('/admin/catalog', ADMIN_KEY);
+    expect(res.statusCode).toBe(200);
+    expect(json(res)).toEqual(shipped);
+  });
+
+  test('schema and semantic violations are 400s naming the paths, and change nothing', async () => {
+    const [first] = shipped.Products;
+    const broken = {
+      Services: shipped.Services,
+      Products: [first, { ...first, Services: ['77'] }],
+    };
+    const res = await put(broken);
+    expect(res.statusCode).toBe(400);
+    expect(errorKeys(res)).toEqual(['Products[1].ProductCode', 'Products[1].Services[0]']);
+    const schema = await put({ Services: shipped.Services, Products: [{ ...first, Segment: 'B2X' }] });
+    expect(schema.statusCode).toBe(400);
+    expect(errorKeys(schema)).toEqual(['Products[0].Segment']);
+    expect((await get('/v1/products/ZZ')).statusCode).toBe(404);
+    expect(json<Product[]>(await get('/v1/products'))).toHaveLength(shipped.Products.length);
+  });
+
+  test('a replace is seen at once and is kept over the shipped file at the next start', async () => {
+    const [first] = shipped.Products;
+    if (!first) throw new Error('empty catalogue');
+    const next: Catalog = {
+      Services: shipped.Services,
+      Products: [...shipped.Products, { ...first, ProductCode: 'ZZ', Name: 'Test product' }],
+    };
+    const res = await put(next);
+    expect(res.statusCode).toBe(200);
+    expect(json(res)).toEqual({ Products: shipped.Products.length + 1, Services: shipped.Services.length });
+    expect(json(await get('/v1/products/ZZ'))).toMatchObject({ Name: 'Test product' });
+    expect(await ctx.services.catalog.loadShipped()).toBe(false);
+    expect((await get('/v1/products/zz')).statusCode).toBe(200);
+  });
+});
+
+describe('API reference', () => {
+  test('the companion interfaces are in /openapi.json with their schemas', async () => {
+    const res = await ctx.app.inject({ url: '/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    const paths = (res.json() as { paths: Record<string, Record<string, { tags?: string[] }>> }).paths;
+    for (const path of [
+      '/v1/products',
+      '/v1/products/{productCode}',
+      '/v1/services',
+      '/v1/services/{serviceCode}',
+      '/v1/schedule/deliverydates',
+      '/v1/schedule/workingdays',
+      '/v1/pickuppoints',
+      '/v1/pickuppoints/{id}',
+      '/v1/terminals',
+      '/admin/catalog',
+      '/admin/terminals',
+      '/admin/pickup-points',
+    ]) {
+      expect(paths[path], path).toBeDefined();
+    }
+    expect(paths['/v1/schedule/deliverydates']?.get?.tags).toEqual(['Schedule']);
+  });
+});

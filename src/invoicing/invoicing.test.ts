@@ -1,0 +1,569 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
+import { outboxEvents } from '../events/tables';
+import { isKid } from '../lib/kid';
+import { V1_COST_FIELDS } from './cost-codes';
+import { scheduleInvoicing } from './scheduled';
+import { createInvoicingService } from './service';
+import { invoiceNumbers, invoiceRuns, invoiceShipments, invoices } from './tables';
+
+// Monday 23 November 2026, 10:00 in Oslo; invoicing runs a week later.
+let now = new Date('2026-11-23T09:00:00Z');
+
+let ctx: TestContext;
+let senderKey: string; // 1000, may name 4000 as third-party payer
+let recipientKey: string; // 3000
+let thirdKey: string; // 4000
+let opsKey: string;
+
+beforeAll(async () => {
+  ctx = await buildTestApp({ clock: () => now });
+  senderKey = await ctx.keyFor({
+    customerNrs: ['1000', '4000'],
+    scopes: ['booking', 'shipments', 'invoice'],
+  });
+  recipientKey = await ctx.keyFor({ customerNrs: ['3000'], scopes: ['invoice'] });
+  thirdKey = await ctx.keyFor({ customerNrs: ['4000'], scopes: ['invoice'] });
+  opsKey = await ctx.keyFor({ customerNrs: [], scopes: ['ops'] });
+});
+afterAll(() => ctx.close());
+
+interface Booked {
+  ShipmentId: string;
+  ParcelIds: string[];
+}
+
+let scanSeq = 0;
+
+async function book(over: Record<string, unknown> = {}): Promise<Booked> {
+  const res = await ctx.app.inject({
+    method: 'POST',
+    url: '/Shipment/Update',
+    headers: bearer(senderKey),
+    payload: {
+      ShipmentStatus: 'Published',
+      CustomerId: '1000',
+      ProductCode: '43',
+      DeliveryType: 1,
+      SenderReference: 'ORDER-2026-000123-XYZ',
+      PickupCompanyName: 'Demo Kunde AS',
+      PickupAddress: 'Karl Johans gate 1',
+      PickupZip: '0154',
+      PickupPlace: 'OSLO',
+      RecipientCompanyName: 'Fjord Frakt AS',
+      RecipientAddress: 'Bryggen 1',
+      RecipientZip: '5003',
+      RecipientPlace: 'BERGEN',
+      Parcels: [{ Weight: 12.5, Length: 60, Width: 40, Height: 30 }, { Weight: 4 }],
+      ...over,
+    },
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  return json<Booked>(res);
+}
+
+async function pickUp(b: Booked, times: string[]) {
+  const res = await ctx.app.inject({
+    method: 'POST',
+    url: '/ops/scans',
+    headers: bearer(opsKey),
+    payload: {
+      Events: b.ParcelIds.map((p, i) => ({
+        EventId: `inv-${++scanSeq}`,
+        ParcelId: p,
+        EventType: 'PickedUp',
+        Time: times[i] ?? times[0],
+      })),
+    },
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  expect(json<{ Results: { Status: string }[] }>(res).Results.every((r) => r.Status === 'accepted')).toBe(
+    true,
+  );
+}
+
+const run = (ToDate: unknown) =>
+  ctx.app.inject({
+    method: 'POST',
+    url: '/admin/invoicing/runs',
+    headers: bearer(ADMIN_KEY),
+    payload: { ToDate },
+  });
+const get = (url: string, key = senderKey) => ctx.app.inject({ url, headers: bearer(key) });
+const frozenTotal = async (id: string) => {
+  const r = await ctx.database.db.execute(
+    sql`select (price->>'TotalOre')::bigint as t from shipments where id = ${id}`,
+  );
+  return Number((r as unknown as { rows: { t: string }[] }).rows[0]?.t);
+};
+
+interface RunBody {
+  RunId: number;
+  Invoices: { InvoiceNr: number; CustomerNr: string; Total: number }[];
+}
+
+let sender: Booked;
+let recipientPays: Booked;
+let thirdPays: Booked;
+let notPickedUp: Booked;
+let later: Booked;
+let first: RunBody;
+
+describe('an invoicing run', () => {
+  beforeAll(async () => {
+    sender = await book();
+    recipientPays = await book({ RecipientShallPay: true, RecipientCustomerId: 3000 });
+    thirdPays = await book({ PayerCustomerId: 4000, SenderReference: 'SHORT' });
+    notPickedUp = await book();
+    later = await book();
+    now = new Date('2026-11-24T12:00:00Z');
+    await pickUp(sender, ['2026-11-23T10:30:00', '2026-11-24T08:15:00']); // split over two days
+    await pickUp(recipientPays, ['2026-11-23T10:35:00']);
+    await pickUp(thirdPays, ['2026-11-23T10:40:00']);
+    now = new Date('2026-11-26T09:00:00Z');
+    await pickUp(later, ['2026-11-26T09:30:00']);
+    now = new Date('2026-11-30T09:00:00Z');
+    const res = await run('2026-11-25');
+    expect(res.statusCode, res.body).toBe(201);
+    first = json<RunBody>(res);
+  });
+
+  test('invoices each payer once, numbered without gaps, in customer-number order', () => {
+    expect(first.Invoices.map((i) => i.CustomerNr)).toEqual(['1000', '3000', '4000']);
+    const numbers = first.Invoices.map((i) => i.InvoiceNr);
+    expect(numbers).toEqual([numbers[0], (numbers[0] ?? 0) + 1, (numbers[0] ?? 0) + 2]);
+  });
+
+  test('invoices only picked-up shipments up to ToDate, each exactly once', async () => {
+    const rows = await ctx.database.db.select().from(invoiceShipments);
+    const ids = rows.map((r) => r.shipmentId).sort();
+    expect(ids).toEqual([sender.ShipmentId, recipientPays.ShipmentId, thirdPays.ShipmentId].sort());
+    expect(ids).not.toContain(notPickedUp.ShipmentId);
+    expect(ids).not.toContain(later.ShipmentId);
+  });
+
+  test('invoice totals reconcile with the frozen quoted totals to the øre', async () => {
+    for (const [invoice, shipment] of [
+      [first.Invoices[0], sender],
+      [first.Invoices[1], recipientPays],
+      [first.Invoices[2], thirdPays],
+    ] as const) {
+      const quoted = await frozenTotal(shipment.ShipmentId);
+      expect(Math.round((invoice?.Total ?? 0) * 100)).toBe(quoted);
+      const res = await get(
+        `/v1/Invoice/GetInvoiceDetails?Customernr=${invoice?.CustomerNr}&Invoicenr=${invoice?.InvoiceNr}`,
+        invoice?.CustomerNr === '3000' ? recipientKey : senderKey,
+      );
+      expect(res.statusCode, res.body).toBe(200);
+      const lines = json<{ AmountKr: number }[]>(res);
+      expect(lines.length).toBeGreaterThan(1);
+      expect(lines.reduce((s, l) => s + Math.round(l.AmountKr * 100), 0)).toBe(quoted);
+    }
+  });
+
+  test('the KID is the invoice number with its MOD10 check digit; due date 14 days later', async () => {
+    const rows = await ctx.database.db.select().from(invoices);
+    expect(rows.length).toBe(3);
+    for (const r of rows) {
+      expect(r.kid.slice(0, -1)).toBe(String(r.invoiceNr));
+      expect(isKid(r.kid)).toBe(true);
+      expect(r.invoiceDate).toBe('2026-11-30');
+      expect(r.dueDate).toBe('2026-12-14');
+    }
+  });
+
+  test('each invoice writes an invoice.issued outbox row for its payer', async () => {
+    const events = await ctx.database.db.select().from(outboxEvents);
+    const issued = events.filter((e) => e.type === 'invoice.issued');
+    expect(issued.map((e) => e.customerNr).sort()).toEqual(['1000', '3000', '4000']);
+  });
+
+  test('a second run finds nothing left and issues nothing', async () => {
+    const res = await run('2026-11-25');
+    expect(res.statusCode).toBe(201);
+    expect(json<RunBody>(res).Invoices).toEqual([]);
+  });
+
+  test('the v1 report lists what the customer paid in the role asked for, with every field', async () => {
+    const url = (customer: string, payer: string) =>
+      `/v1/InvoiceGetInvoiceReport?Customernr=${customer}&Payer=${payer}&FromPickupDate=2026-11-01&ToPickupDate=2026-11-30`;
+    const s = json<Record<string, unknown>[]>(await get(url('1000', 'S')));
+    expect(s.map((r) => r.Waybillnr)).toEqual([sender.ShipmentId]);
+    expect(json<unknown[]>(await get(url('1000', 'M')))).toEqual([]);
+    const m = json<Record<string, unknown>[]>(await get(url('3000', 'M'), recipientKey));
+    expect(m.map((r) => r.Waybillnr)).toEqual([recipientPays.ShipmentId]);
+    const f = json<Record<string, unknown>[]>(await get(url('4000', 'f'), thirdKey));
+    expect(f.map((r) => r.Waybillnr)).toEqual([thirdPays.ShipmentId]);
+
+    const record = s[0] ?? {};
+    expect(Object.keys(record).sort()).toEqual(
+      [
+        'Waybillnr',
+        'Sender',
+        'PickupZip',
+        'Recipient',
+        'DeliveryZip',
+        'NumberOfParcels',
+        'RealWeight',
+        'VolumeDm3',
+        'CalculationWeight',
+        'LoadMeter',
+        'GrossShipping',
+        'OtherIncome',
+        'NetShipping',
+        'Product',
+        'PaymentCode',
+        'InvoiceCustomerNr',
+        'InvoiceCustomer',
+        'InvoiceNumber',
+        'OrderReference',
+        'DeliveryTerminal',
+        'PickupTerminal',
+        'RecipientReference',
+        'DeliveryDate',
+        'PickupDate',
+        'Split',
+        'Details',
+      ].sort(),
+    );
+    expect(record).toMatchObject({
+      Sender: 'Demo Kunde AS',
+      Recipient: 'Fjord Frakt AS',
+      PickupZip: '0154',
+      DeliveryZip: '5003',
+      NumberOfParcels: '2',
+      RealWeight: '16.50',
+      Product: '43',
+      PaymentCode: 'S',
+      InvoiceCustomerNr: '1000',
+      InvoiceNumber: String(first.Invoices[0]?.InvoiceNr),
+      OrderReference: 'ORDER-2026-0001', // the 15 characters visible on invoices
+      PickupDate: '2026-11-23T00:00:00',
+      Split: true,
+    });
+    expect(typeof record.PickupTerminal).toBe('string');
+    expect(typeof record.DeliveryTerminal).toBe('string');
+    const details = (record.Details as Record<string, string>[])[0] ?? {};
+    expect(Object.keys(details).sort()).toEqual(['Waybillnr', ...V1_COST_FIELDS].sort());
+    for (const field of V1_COST_FIELDS) expect(details[field]).toMatch(/^-?\d+\.\d{2}$/);
+    expect(details.WarehouseRentalKr).toBe('0.00');
+    expect(Number(details.AgreedFreightKr)).toBeGreaterThan(0);
+    expect(record.NetShipping).toBe(((await frozenTotal(sender.ShipmentId)) / 100).toFixed(2));
+    // The sum of the cost line fields is the net shipping.
+    const summed = V1_COST_FIELDS.reduce((t, k) => t + Math.round(Number(details[k]) * 100), 0);
+    expect(summed).toBe(await frozenTotal(sender.ShipmentId));
+    expect(json<Record<string, unknown>[]>(await get(url('4000', 'F'), thirdKey))[0]?.Split).toBe(false);
+  });
+
+  test('the v1 report filters on the terminals', async () => {
+    const base =
+      '/v1/InvoiceGetInvoiceReport?Customernr=1000&Payer=S&FromPickupDate=2026-11-01&ToPickupDate=2026-11-30';
+    const all = json<{ PickupTerminal: string; DeliveryTerminal: string }[]>(await get(base));
+    const t = all[0];
+    expect(json<unknown[]>(await get(`${base}&PickupTerminal=${t?.PickupTerminal}`)).length).toBe(1);
+    expect(json<unknown[]>(await get(`${base}&DeliveryTerminal=${t?.DeliveryTerminal}`)).length).toBe(1);
+    expect(json<unknown[]>(await get(`${base}&PickupTerminal=NOPE`))).toEqual([]);
+  });
+
+  test('the v2 report has every field with the spec types and itemised details', async () => {
+    const res = await get(
+      '/v2/Invoice/GetInvoiceReport?customernr=1000&payer=S&frompickupdate=2026-11-23&topickupdate=2026-11-23',
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    const [r] = json<Record<string, unknown>[]>(res);
+    expect(Object.keys(r ?? {}).sort()).toEqual(
+      [
+        'ShipmentNr',
+        'SenderReference',
+        'SenderCustomerName',
+        'RecipientCustomerName',
+        'DeliveryAddress',
+        'InvoiceCustomerName',
+        'PickupZip',
+        'PickupTerminalId',
+        'RecipientZip',
+        'RecipientTerminalId',
+        'GoodsTypeCode',
+        'InvoiceLineNr',
+        'ProductCode',
+        'SenderCustomerNr',
+        'RecipientCustomerNr',
+        'InvoiceCustomerNr',
+        'NumberOfCollis',
+        'InvoiceNr',
+        'CalculatedWeightKg',
+        'RealWeightKg',
+        'VolumeDm3',
+        'TotalFreightPrice',
+        'InvoiceDate',
+        'DeliveryDate',
+        'PickupDate',
+        'OptionCodes',
+        'Details',
+      ].sort(),
+    );
+    expect(r).toMatchObject({
+      ShipmentNr: sender.ShipmentId,
+      SenderReference: 'ORDER-2026-0001',
+      SenderCustomerNr: 1000,
+      InvoiceCustomerNr: 1000,
+      NumberOfCollis: 2,
+      InvoiceNr: first.Invoices[0]?.InvoiceNr,
+      InvoiceLineNr: '1',
+      RealWeightKg: 16.5,
+      InvoiceDate: '2026-11-30T00:00:00',
+      GoodsTypeCode: 'KL',
+    });
+    const details = r?.Details as { AmountKr: number; CostCode: string; AmountTypeCode: string }[];
+    expect(details.find((d) => d.CostCode === 'FREIGHT')?.AmountTypeCode).toBe('F');
+    for (const d of details) expect(['F', 'A', 'D', 'S']).toContain(d.AmountTypeCode);
+    expect(Math.round(details.reduce((s, d) => s + d.AmountKr * 100, 0))).toBe(
+      Math.round(Number(r?.TotalFreightPrice) * 100),
+    );
+  });
+
+  test('the invoice lines carry the KID, the euro rate of the invoice date and RealWeihtKg', async () => {
+    const inv = first.Invoices[0];
+    const res = await get(`/v1/Invoice/GetInvoiceDetails?Customernr=1000&Invoicenr=${inv?.InvoiceNr}`);
+    const lines = json<Record<string, unknown>[]>(res);
+    const line = lines[0] ?? {};
+    expect(Object.keys(line).sort()).toEqual(
+      [
+        'InvoiceNr',
+        'Consignment',
+        'PickupZip',
+        'DeliveryZip',
+        'GoodsTypeCode',
+        'UnitCode',
+        'AmountDescription',
+        'CustomerReference',
+        'Kid',
+        'OrderReference',
+        'RecipientName',
+        'RowNumber',
+        'SenderName',
+        'RecipientReference',
+        'AmountTxt',
+        'AmountTxtEnglish',
+        'ProductCode',
+        'ProductName',
+        'ProductOptions',
+        'CustomerNr',
+        'NumberOfParcels',
+        'PickupDate',
+        'VolumeDm3',
+        'RealWeihtKg',
+        'CalculationWeightKg',
+        'AmountKr',
+        'AdditionEnergyKr',
+        'AmountEuro',
+        'ExchangeRateEuro',
+      ].sort(),
+    );
+    expect(isKid(String(line.Kid))).toBe(true);
+    expect(line.RealWeihtKg).toBe(16.5);
+    expect(line.Consignment).toBe(sender.ShipmentId);
+    expect(lines.map((l) => l.RowNumber)).toEqual(lines.map((_, i) => String(i + 1)));
+    const freight = lines.find((l) => l.AmountTxt === 'Avtalt frakt');
+    expect(freight?.AmountTxtEnglish).toBe('Agreed freight');
+    const rate = Number(line.ExchangeRateEuro);
+    expect(rate).toBeGreaterThan(5);
+    expect(Number(freight?.AmountEuro)).toBeCloseTo(Number(freight?.AmountKr) / rate, 2);
+  });
+
+  test('an unknown invoice, or one the customer does not pay, is an empty list', async () => {
+    expect(
+      json<unknown[]>(await get('/v1/Invoice/GetInvoiceDetails?Customernr=1000&Invoicenr=999999')),
+    ).toEqual([]);
+    const foreign = first.Invoices[1]?.InvoiceNr; // paid by 3000
+    expect(
+      json<unknown[]>(await get(`/v1/Invoice/GetInvoiceDetails?Customernr=1000&Invoicenr=${foreign}`)),
+    ).toEqual([]);
+  });
+
+  test('a customer the key cannot act for is 403 text/plain', async () => {
+    const res = await get(
+      '/v1/InvoiceGetInvoiceReport?Customernr=3000&Payer=M&FromPickupDate=2026-11-01&ToPickupDate=2026-11-30',
+    );
+    expect(res.statusCode).toBe(403);
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    const noScope = await ctx.keyFor({ customerNrs: ['1000'], scopes: ['booking'] });
+    expect((await get('/v1/Invoice/GetInvoiceDetails?Customernr=1000&Invoicenr=1', noScope)).statusCode).toBe(
+      403,
+    );
+  });
+
+  test('a credit note reverses an invoice under a new number; the invoice stays as issued', async () => {
+    const original = first.Invoices[0];
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/admin/invoicing/credit-notes',
+      headers: bearer(ADMIN_KEY),
+      payload: { InvoiceNr: original?.InvoiceNr, Reason: 'Wrong weight' },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const note = json<{ InvoiceNr: number; CustomerNr: string; Total: number }>(res);
+    expect(note.InvoiceNr).toBe((first.Invoices[2]?.InvoiceNr ?? 0) + 1);
+    expect(note.Total).toBe(-(original?.Total ?? 0));
+    const [stored] = await ctx.database.db
+      .select()
+      .from(invoices)
+      .where(sql`invoice_nr = ${original?.InvoiceNr}`);
+    expect(stored?.totalOre).toBe(Math.round((original?.Total ?? 0) * 100));
+
+    const report = json<{ Waybillnr: string; NetShipping: string; InvoiceNumber: string }[]>(
+      await get(
+        '/v1/InvoiceGetInvoiceReport?Customernr=1000&Payer=S&FromPickupDate=2026-11-01&ToPickupDate=2026-11-30',
+      ),
+    );
+    expect(report.map((r) => r.InvoiceNumber)).toEqual([String(original?.InvoiceNr), String(note.InvoiceNr)]);
+    expect(Number(report[1]?.NetShipping)).toBe(-(original?.Total ?? 0));
+
+    const again = await ctx.app.inject({
+      method: 'POST',
+      url: '/admin/invoicing/credit-notes',
+      headers: bearer(ADMIN_KEY),
+      payload: { InvoiceNr: original?.InvoiceNr },
+    });
+    expect(again.statusCode).toBe(400);
+    expect(Object.keys(json<{ errors: object }>(again).errors)).toContain('ShipmentIds');
+    const unknown = await ctx.app.inject({
+      method: 'POST',
+      url: '/admin/invoicing/credit-notes',
+      headers: bearer(ADMIN_KEY),
+      payload: { InvoiceNr: 999999 },
+    });
+    expect(unknown.statusCode).toBe(400);
+    expect(Object.keys(json<{ errors: object }>(unknown).errors)).toEqual(['InvoiceNr']);
+  });
+
+  test('two runs at once never invoice a shipment twice and leave no gap in the numbers', async () => {
+    const a = await book();
+    const b = await book({ RecipientShallPay: true, RecipientCustomerId: 3000 });
+    await pickUp(a, ['2026-11-30T10:00:00']);
+    await pickUp(b, ['2026-11-30T10:05:00']);
+    const [r1, r2] = await Promise.all([run('2026-11-30'), run('2026-11-30')]);
+    const issued = [...json<RunBody>(r1).Invoices, ...json<RunBody>(r2).Invoices];
+    expect(issued.length).toBe(2);
+    const numbers = (await ctx.database.db.select({ n: invoices.invoiceNr }).from(invoices))
+      .map((r) => r.n)
+      .sort((x, y) => x - y);
+    expect(numbers).toEqual(numbers.map((_, i) => (numbers[0] ?? 0) + i));
+    const [counter] = await ctx.database.db.select().from(invoiceNumbers);
+    expect(counter?.last).toBe(numbers[numbers.length - 1]);
+  });
+});
+
+describe('bad input', () => {
+  const report = (query: string) => get(`/v1/InvoiceGetInvoiceReport?${query}`);
+  const fields = async (res: Awaited<ReturnType<typeof report>>) => {
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    return Object.keys(json<{ errors: object }>(res).errors).sort();
+  };
+
+  test('report parameters are checked and every broken one is named', async () => {
+    expect(await fields(await report('Payer=S&FromPickupDate=2026-11-01&ToPickupDate=2026-11-30'))).toContain(
+      'Customernr',
+    );
+    expect(
+      await fields(await report('Customernr=10x0&Payer=X&FromPickupDate=2026-13-01&ToPickupDate=yesterday')),
+    ).toEqual(['Customernr', 'FromPickupDate', 'Payer', 'ToPickupDate']);
+    expect(
+      await fields(await report('Customernr=1000&Payer=S&FromPickupDate=2026-11-30&ToPickupDate=2026-11-01')),
+    ).toEqual(['ToPickupDate']);
+    expect(
+      await fields(await report('Customernr=1000&Payer=S&FromPickupDate=2025-01-01&ToPickupDate=2026-11-30')),
+    ).toEqual(['ToPickupDate']);
+    expect(
+      await fields(
+        await get(
+          '/v2/Invoice/GetInvoiceReport?Customernr=1000&Payer=Q&FromPickupDate=2026-11-01&ToPickupDate=2026-11-30',
+        ),
+      ),
+    ).toEqual(['Payer']);
+  });
+
+  test('invoice details need integer numbers', async () => {
+    expect(await fields(await get('/v1/Invoice/GetInvoiceDetails?Customernr=1000&Invoicenr=12.5'))).toEqual([
+      'Invoicenr',
+    ]);
+    expect(await fields(await get('/v1/Invoice/GetInvoiceDetails?Customernr=abc&Invoicenr=1'))).toEqual([
+      'Customernr',
+    ]);
+  });
+
+  test('a run needs a date', async () => {
+    expect(await fields(await run('30.11.2026'))).toEqual(['ToDate']);
+    const noScope = await ctx.app.inject({
+      method: 'POST',
+      url: '/admin/invoicing/runs',
+      headers: bearer(senderKey),
+      payload: { ToDate: '2026-11-30' },
+    });
+    expect(noScope.statusCode).toBe(403);
+  });
+});
+
+test('a run that fails midway leaves nothing behind', async () => {
+  const booked = await book();
+  const second = await book({ RecipientShallPay: true, RecipientCustomerId: 3000 });
+  await pickUp(booked, ['2026-11-30T09:45:00']);
+  await pickUp(second, ['2026-11-30T09:45:00']);
+  const before = await ctx.database.db.select().from(invoices);
+  const [counterBefore] = await ctx.database.db.select().from(invoiceNumbers);
+  const failing = createInvoicingService({
+    db: ctx.database.db,
+    postalCodes: ctx.services.postalCodes,
+    nokPerEur: async () => '11.5',
+    clock: () => now,
+    customers: ctx.services.customers,
+    // The second shipment's facts fail, after the first invoice lines are written.
+    catalog: {
+      ...ctx.services.catalog,
+      rules: async () => {
+        const rules = await ctx.services.catalog.rules();
+        let calls = 0;
+        return {
+          ...rules,
+          product: (code: string) => {
+            if (++calls > 1) throw new Error('injected failure');
+            return rules.product(code);
+          },
+        };
+      },
+    },
+  });
+  await expect(failing.run({ ToDate: '2026-11-30' })).rejects.toThrow('injected failure');
+  expect(await ctx.database.db.select().from(invoices)).toEqual(before);
+  const [counterAfter] = await ctx.database.db.select().from(invoiceNumbers);
+  expect(counterAfter).toEqual(counterBefore);
+  const pending = await ctx.database.db
+    .select()
+    .from(invoiceShipments)
+    .where(sql`shipment_id = ${booked.ShipmentId}`);
+  expect(pending).toEqual([]);
+});
+
+test('the scheduled run invoices up to yesterday (Oslo) on its cron schedule', async () => {
+  const booked = await book();
+  await pickUp(booked, ['2026-11-30T09:50:00']);
+  now = new Date('2026-12-01T09:00:00Z');
+  const runsBefore = (await ctx.database.db.select().from(invoiceRuns)).length;
+  const logged: unknown[] = [];
+  const log = { info: (o: unknown) => logged.push(o), error: (o: unknown) => logged.push(o) };
+  // Every second (croner's six-field form), so the test need not wait for a real schedule.
+  const job = scheduleInvoicing(ctx.services.invoicing, '* * * * * *', log as never, () => now);
+  await expect
+    .poll(async () => (await ctx.database.db.select().from(invoiceRuns)).length, { timeout: 5000 })
+    .toBeGreaterThan(runsBefore);
+  job.stop();
+  const runs = await ctx.database.db.select().from(invoiceRuns);
+  expect(runs.at(-1)?.toDate).toBe('2026-11-30');
+  const lines = await ctx.database.db
+    .select()
+    .from(invoiceShipments)
+    .where(sql`shipment_id = ${booked.ShipmentId}`);
+  expect(lines.length).toBe(1);
+});

@@ -1,0 +1,143 @@
+import { Type } from 'typebox';
+import { Nullable } from '../http/schemas';
+import { V1_COST_FIELDS } from './cost-codes';
+
+const Str = Nullable(Type.String());
+const DateTime = Nullable(Type.String({ description: 'YYYY-MM-DDTHH:mm:ss, Europe/Oslo.' }));
+const Dec = Type.Number();
+
+/** Query of both invoice reports; the v2 report ignores the terminal filters. */
+export const ReportQuery = Type.Object({
+  Customernr: Type.String({ description: 'The paying customer number.' }),
+  Payer: Type.String({ description: '`S` as sender, `M` as recipient, `F` as other payer.' }),
+  PickupTerminal: Type.Optional(Type.String({ maxLength: 10 })),
+  DeliveryTerminal: Type.Optional(Type.String({ maxLength: 10 })),
+  FromPickupDate: Type.String({ description: 'A date (YYYY-MM-DD), inclusive.' }),
+  ToPickupDate: Type.String({
+    description: 'A date (YYYY-MM-DD), inclusive; at most 366 days after FromPickupDate.',
+  }),
+});
+export const ReportV2Query = Type.Omit(ReportQuery, ['PickupTerminal', 'DeliveryTerminal']);
+
+export const CostLineV1 = Type.Object({
+  Waybillnr: Type.String(),
+  ...Object.fromEntries(V1_COST_FIELDS.map((f) => [f, Type.String()])),
+});
+
+export const InvoiceReportV1 = Type.Object({
+  Waybillnr: Type.String(),
+  Sender: Str,
+  PickupZip: Str,
+  Recipient: Str,
+  DeliveryZip: Str,
+  NumberOfParcels: Type.String(),
+  RealWeight: Type.String(),
+  VolumeDm3: Type.String(),
+  CalculationWeight: Type.String(),
+  LoadMeter: Type.String(),
+  GrossShipping: Type.String(),
+  OtherIncome: Type.String(),
+  NetShipping: Type.String(),
+  Product: Type.String(),
+  PaymentCode: Type.String(),
+  InvoiceCustomerNr: Type.String(),
+  InvoiceCustomer: Type.String(),
+  InvoiceNumber: Type.String(),
+  OrderReference: Str,
+  DeliveryTerminal: Str,
+  PickupTerminal: Str,
+  RecipientReference: Str,
+  DeliveryDate: DateTime,
+  PickupDate: DateTime,
+  Split: Type.Boolean(),
+  Details: Type.Array(CostLineV1),
+});
+
+export const InvoiceReportV2 = Type.Object({
+  ShipmentNr: Type.String(),
+  SenderReference: Str,
+  SenderCustomerName: Str,
+  RecipientCustomerName: Str,
+  DeliveryAddress: Str,
+  InvoiceCustomerName: Type.String(),
+  PickupZip: Str,
+  PickupTerminalId: Str,
+  RecipientZip: Str,
+  RecipientTerminalId: Str,
+  GoodsTypeCode: Str,
+  InvoiceLineNr: Type.String(),
+  ProductCode: Type.String(),
+  SenderCustomerNr: Type.Integer(),
+  RecipientCustomerNr: Nullable(Type.Integer()),
+  InvoiceCustomerNr: Type.Integer(),
+  NumberOfCollis: Type.Integer(),
+  InvoiceNr: Type.Integer(),
+  CalculatedWeightKg: Dec,
+  RealWeightKg: Dec,
+  VolumeDm3: Dec,
+  TotalFreightPrice: Dec,
+  InvoiceDate: DateTime,
+  DeliveryDate: DateTime,
+  PickupDate: DateTime,
+  OptionCodes: Type.Array(Type.Object({ OptionCode: Type.String(), OptionName: Type.String() })),
+  Details: Type.Array(
+    Type.Object({
+      AmountKr: Dec,
+      CostCode: Type.String(),
+      CostName: Type.String(),
+      AmountTypeCode: Type.String({ description: 'F freight, A addition, D discount, S service.' }),
+      AmountTypeName: Type.String(),
+    }),
+  ),
+});
+
+export const DetailsQuery = Type.Object({
+  Customernr: Type.String({ description: 'The paying customer number (an integer).' }),
+  Invoicenr: Type.String({ description: 'The invoice number (an integer).' }),
+});
+
+export const InvoiceLine = Type.Object({
+  InvoiceNr: Type.String(),
+  Consignment: Type.String(),
+  PickupZip: Str,
+  DeliveryZip: Str,
+  GoodsTypeCode: Str,
+  UnitCode: Str,
+  AmountDescription: Str,
+  CustomerReference: Str,
+  Kid: Type.String(),
+  OrderReference: Str,
+  RecipientName: Str,
+  RowNumber: Type.String(),
+  SenderName: Str,
+  RecipientReference: Str,
+  AmountTxt: Str,
+  AmountTxtEnglish: Str,
+  ProductCode: Str,
+  ProductName: Str,
+  ProductOptions: Str,
+  CustomerNr: Type.Integer(),
+  NumberOfParcels: Type.Integer(),
+  PickupDate: DateTime,
+  VolumeDm3: Dec,
+  RealWeihtKg: Dec,
+  CalculationWeightKg: Dec,
+  AmountKr: Dec,
+  AdditionEnergyKr: Dec,
+  AmountEuro: Nullable(Dec),
+  ExchangeRateEuro: Nullable(Dec),
+});
+
+export const RunRequest = Type.Object({
+  ToDate: Type.String({ description: 'Invoice shipments picked up on or before this date (YYYY-MM-DD).' }),
+});
+
+const Issued = Type.Object({ InvoiceNr: Type.Integer(), CustomerNr: Type.String(), Total: Dec });
+export const RunResponse = Type.Object({ RunId: Type.Integer(), Invoices: Type.Array(Issued) });
+
+export const CreditNoteRequest = Type.Object({
+  InvoiceNr: Type.Integer({ minimum: 1 }),
+  ShipmentIds: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 35 }), { maxItems: 10_000 })),
+  Reason: Type.Optional(Type.String({ maxLength: 500 })),
+});
+export const CreditNoteResponse = Issued;

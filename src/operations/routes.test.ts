@@ -1,0 +1,314 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
+import { outboxEvents } from '../events/tables';
+
+// Monday 23 November 2026, 10:00 in Oslo.
+const NOW = new Date('2026-11-23T09:00:00Z');
+
+let ctx: TestContext;
+let key: string;
+let ops: string;
+let otherKey: string;
+
+beforeAll(async () => {
+  ctx = await buildTestApp({ clock: () => NOW });
+  key = await ctx.keyFor({ customerNrs: ['1000'], scopes: ['booking', 'shipments'] });
+  otherKey = await ctx.keyFor({ customerNrs: ['2000'], scopes: ['booking', 'shipments'] });
+  ops = await ctx.keyFor({ customerNrs: [], scopes: ['ops'] });
+});
+afterAll(() => ctx.close());
+
+interface Booked {
+  ShipmentId: string;
+  ParcelIds: string[];
+}
+
+async function book(over: Record<string, unknown> = {}): Promise<Booked> {
+  const res = await ctx.app.inject({
+    method: 'POST',
+    url: '/Shipment/Update',
+    headers: bearer(key),
+    payload: {
+      ShipmentStatus: 'Published',
+      CustomerId: '1000',
+      ProductCode: '43',
+      DeliveryType: 1,
+      PickupCompanyName: 'Demo Kunde AS',
+      PickupAddress: 'Karl Johans gate 1',
+      PickupZip: '0154',
+      PickupPlace: 'OSLO',
+      RecipientFirstName: 'Kari',
+      RecipientLastName: 'Nordmann',
+      RecipientAddress: 'Bryggen 1',
+      RecipientAddress2: 'Inngang B',
+      RecipientZip: '5003',
+      RecipientPlace: 'BERGEN',
+      Parcels: [{ Weight: 2.5 }, { Weight: 4 }],
+      ...over,
+    },
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  return json<Booked>(res);
+}
+
+type Scan = { EventId: string; ParcelId: string; EventType: string; Time: string; Terminal?: string };
+const scan = (events: Scan[], k = ops) =>
+  ctx.app.inject({ method: 'POST', url: '/ops/scans', headers: bearer(k), payload: { Events: events } });
+const results = (res: Awaited<ReturnType<typeof scan>>) =>
+  json<{ Results: { EventId: string; Status: string; Errors: string[] }[] }>(res).Results;
+const list = (query: string, k = key) =>
+  ctx.app.inject({ url: `/v1/shipment/list?${query}`, headers: bearer(k) });
+
+describe('POST /ops/scans', () => {
+  test('accepted, duplicate and rejected events in one batch, in request order', async () => {
+    const { ParcelIds } = await book();
+    const [a, b] = ParcelIds as [string, string];
+    const res = await scan([
+      { EventId: 'e1', ParcelId: a, EventType: 'PickedUp', Time: '2026-11-23T09:30:00', Terminal: 'OSL' },
+      { EventId: 'e1', ParcelId: a, EventType: 'PickedUp', Time: '2026-11-23T09:30:00' },
+      { EventId: 'e2', ParcelId: 'UNKNOWN', EventType: 'PickedUp', Time: '2026-11-23T09:30:00' },
+      { EventId: 'e3', ParcelId: b, EventType: 'Teleported', Time: '2026-11-23T09:30:00' },
+      { EventId: 'e4', ParcelId: b, EventType: 'PickedUp', Time: '2026-11-23T11:00:00' },
+      { EventId: 'e5', ParcelId: b, EventType: 'PickedUp', Time: 'not a time' },
+      { EventId: 'e6', ParcelId: b, EventType: 'PickedUp', Time: '2026-11-23T09:40:00', Terminal: 'XXX' },
+    ]);
+    expect(res.statusCode).toBe(200);
+    const r = results(res);
+    expect(r.map((x) => x.Status)).toEqual([
+      'accepted',
+      'duplicate',
+      'rejected',
+      'rejected',
+      'rejected',
+      'rejected',
+      'rejected',
+    ]);
+    expect(r[4]?.Errors[0]).toMatch(/future/);
+    expect(r[6]?.Errors[0]).toMatch(/Terminal/);
+    // The same batch again: all duplicates or rejections, nothing new.
+    expect(
+      results(
+        await scan([{ EventId: 'e1', ParcelId: a, EventType: 'PickedUp', Time: '2026-11-23T09:30:00' }]),
+      )[0]?.Status,
+    ).toBe('duplicate');
+  });
+
+  test('only published, not cancelled shipments take events', async () => {
+    const draft = await book({ ShipmentStatus: 'Draft' });
+    const cancelled = await book();
+    await ctx.app.inject({
+      method: 'DELETE',
+      url: `/v2/Shipment/${cancelled.ShipmentId}`,
+      headers: bearer(key),
+    });
+    const r = results(
+      await scan([
+        {
+          EventId: 'd1',
+          ParcelId: String(draft.ParcelIds[0]),
+          EventType: 'PickedUp',
+          Time: '2026-11-23T09:00:00',
+        },
+        {
+          EventId: 'c1',
+          ParcelId: String(cancelled.ParcelIds[0]),
+          EventType: 'PickedUp',
+          Time: '2026-11-23T09:00:00',
+        },
+      ]),
+    );
+    expect(r.map((x) => x.Status)).toEqual(['rejected', 'rejected']);
+  });
+
+  test('the first pickup scan closes the cancel window and writes parcel events to the outbox', async () => {
+    const { ShipmentId, ParcelIds } = await book();
+    await scan([
+      {
+        EventId: `p-${ShipmentId}`,
+        ParcelId: String(ParcelIds[0]),
+        EventType: 'PickedUp',
+        Time: '2026-11-23T09:50:00',
+      },
+    ]);
+    const del = await ctx.app.inject({
+      method: 'DELETE',
+      url: `/v2/Shipment/${ShipmentId}`,
+      headers: bearer(key),
+    });
+    expect(del.statusCode).toBe(409);
+    const events = await ctx.database.db
+      .select()
+      .from(outboxEvents)
+      .where(eq(outboxEvents.shipmentId, ShipmentId));
+    expect(events.map((e) => e.type)).toContain('parcel.pickedup');
+  });
+
+  test('events out of order in time are stored and read back ordered by time', async () => {
+    const { ShipmentId, ParcelIds } = await book();
+    const p = String(ParcelIds[0]);
+    await scan([
+      {
+        EventId: `o2-${p}`,
+        ParcelId: p,
+        EventType: 'ArrivedAtTerminal',
+        Time: '2026-11-23T09:55:00',
+        Terminal: 'BGO',
+      },
+      { EventId: `o1-${p}`, ParcelId: p, EventType: 'PickedUp', Time: '2026-11-23T08:15:00' },
+    ]);
+    const res = await ctx.app.inject({ url: `/v1/Shipment/${ShipmentId}/events`, headers: bearer(key) });
+    expect(res.statusCode).toBe(200);
+    const body = json<{
+      PickedupDate: string;
+      Parcels: { ParcelId: string; Events: { EventType: string; Time: string }[] }[];
+    }>(res);
+    expect(body.PickedupDate).toBe('2026-11-23T08:15:00');
+    expect(body.Parcels[0]?.Events.map((e) => e.EventType)).toEqual(['PickedUp', 'ArrivedAtTerminal']);
+    expect(body.Parcels[1]?.Events).toEqual([]);
+    expect(
+      (await ctx.app.inject({ url: `/v1/Shipment/${ShipmentId}/events`, headers: bearer(otherKey) }))
+        .statusCode,
+    ).toBe(404);
+  });
+
+  test('a batch over 1000 is a 400; a key without the ops scope is 403', async () => {
+    const many = Array.from({ length: 1001 }, (_, i) => ({
+      EventId: `x${i}`,
+      ParcelId: 'X',
+      EventType: 'PickedUp',
+      Time: '2026-11-23T09:00:00',
+    }));
+    expect((await scan(many)).statusCode).toBe(400);
+    expect((await scan(many.slice(0, 1), key)).statusCode).toBe(403);
+  });
+});
+
+describe('GET /v1/shipment/list', () => {
+  test('every field, the pickup window, the first pickup scan and splits', async () => {
+    const { ShipmentId, ParcelIds } = await book({ PickupZip: '0155', PickupPlace: 'OSLO' });
+    const [a, b] = ParcelIds as [string, string];
+    let rows = json<Record<string, unknown>[]>(
+      await list('postalcode=0155&customerid=1000&pickupFromDate=2026-11-23&pickupToDate=2026-11-23'),
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toEqual({
+      ShipmentId,
+      RecipientName: 'Kari Nordmann',
+      RecipientAddress1: 'Bryggen 1',
+      RecipientAddress2: 'Inngang B',
+      RecipientZip: '5003',
+      RecipientPlace: 'BERGEN',
+      PickupName: 'Demo Kunde AS',
+      PickupAddress: 'Karl Johans gate 1',
+      PickupZip: '0155',
+      PickupPlace: 'OSLO',
+      UnitType: 'KL',
+      PickupDate: '2026-11-23T00:00:00',
+      PickupTimeFrom: '2026-11-23T08:00:00',
+      PickupTimeTo: '2026-11-23T16:00:00',
+      PickedupDate: null,
+      NumberOfUnits: 2,
+      NumberOfParcels: 2,
+      CustomerId: 1000,
+      Weight: 6.5,
+      IsSplitted: false,
+    });
+
+    // One parcel picked up: split until the other follows.
+    await scan([{ EventId: `l1-${a}`, ParcelId: a, EventType: 'PickedUp', Time: '2026-11-23T09:10:00' }]);
+    rows = json(
+      await list('postalcode=155&customerid=1000&pickupFromDate=2026-11-23T00:00:00&pickupToDate=2026-11-23'),
+    );
+    expect(rows[0]).toMatchObject({ PickedupDate: '2026-11-23T09:10:00', IsSplitted: true });
+    await scan([{ EventId: `l2-${b}`, ParcelId: b, EventType: 'PickedUp', Time: '2026-11-23T09:12:00' }]);
+    rows = json(
+      await list('postalcode=0155&customerid=1000&pickupFromDate=2026-11-23&pickupToDate=2026-11-23'),
+    );
+    expect(rows[0]).toMatchObject({ IsSplitted: false });
+  });
+
+  test('filters: zip, inclusive interval, published only, own customer only', async () => {
+    const inside = await book({ PickupZip: '0157' });
+    await book({ PickupZip: '0157', ShipmentStatus: 'Draft' });
+    await book({ PickupZip: '0158' });
+    const q = (from: string, to: string) =>
+      `postalcode=0157&customerid=1000&pickupFromDate=${from}&pickupToDate=${to}`;
+    expect(
+      json<{ ShipmentId: string }[]>(await list(q('2026-11-23', '2026-11-23'))).map((r) => r.ShipmentId),
+    ).toEqual([inside.ShipmentId]);
+    expect(json<unknown[]>(await list(q('2026-11-24', '2026-11-30')))).toEqual([]);
+    expect((await list(q('2026-11-23', '2026-11-23'), otherKey)).statusCode).toBe(403);
+  });
+
+  test('bad input is a 400 naming the field', async () => {
+    const bad = async (query: string, field: string) => {
+      const res = await list(query);
+      expect(res.statusCode).toBe(400);
+      expect(Object.keys(json<{ errors: object }>(res).errors)).toContain(field);
+    };
+    await bad(
+      'postalcode=0157&customerid=1000&pickupFromDate=2026-11-30&pickupToDate=2026-11-23',
+      'pickupToDate',
+    );
+    await bad(
+      'postalcode=0157&customerid=1000&pickupFromDate=2026-01-01&pickupToDate=2026-06-01',
+      'pickupToDate',
+    );
+    await bad(
+      'postalcode=0157&customerid=abc&pickupFromDate=2026-11-23&pickupToDate=2026-11-23',
+      'customerid',
+    );
+    await bad(
+      'postalcode=ab&customerid=1000&pickupFromDate=2026-11-23&pickupToDate=2026-11-23',
+      'postalcode',
+    );
+    await bad(
+      'postalcode=0157&customerid=1000&pickupFromDate=2026-13-01&pickupToDate=2026-11-23',
+      'pickupFromDate',
+    );
+  });
+});
+
+describe('sandbox simulator', () => {
+  test('advances a shipment through pickup, terminal, delivery', async () => {
+    const { ShipmentId } = await book();
+    const steps: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: `/sandbox/shipments/${ShipmentId}/advance`,
+        headers: bearer(key),
+      });
+      expect(res.statusCode).toBe(200);
+      const body = json<{ EventType: string; Results: { Status: string }[] }>(res);
+      expect(body.Results.every((r) => r.Status === 'accepted')).toBe(true);
+      steps.push(body.EventType);
+    }
+    expect(steps).toEqual(['PickedUp', 'ArrivedAtTerminal', 'OutForDelivery', 'Delivered']);
+    expect(
+      (
+        await ctx.app.inject({
+          method: 'POST',
+          url: `/sandbox/shipments/${ShipmentId}/advance`,
+          headers: bearer(key),
+        })
+      ).statusCode,
+    ).toBe(409);
+  });
+
+  test('is refused in production', async () => {
+    const prod = await buildTestApp({ env: { NODE_ENV: 'production' } });
+    try {
+      const k = await prod.keyFor({ scopes: ['shipments'] });
+      const res = await prod.app.inject({
+        method: 'POST',
+        url: '/sandbox/shipments/70900010000000019/advance',
+        headers: bearer(k),
+      });
+      expect(res.statusCode).toBe(404);
+    } finally {
+      await prod.close();
+    }
+  });
+});

@@ -1,0 +1,196 @@
+import { createHash } from 'node:crypto';
+import { inArray } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { notFound, ValidationFailed, Violations } from '../lib/errors';
+import { readCsv } from '../reference-data/files';
+import { postalCodes } from '../reference-data/tables';
+import { ADMIN_MARKER, loadWhenChanged, markLoaded } from '../reference-data/terminals-loads';
+import { distanceKm, type Point } from '../reference-data/terminals-routing';
+import type { PickupPointRecord } from './sandbox';
+import type { PickupPointImport, PickupPointView } from './schemas';
+import { coordinateOf, readAll, writeAll } from './store';
+
+export const SANDBOX_FILE = 'pickup-points-sandbox.csv';
+/** How long a process trusts its cached set; an import through this process is seen at once. */
+export const PICKUP_POINT_CACHE_MS = 10_000;
+export const DEFAULT_LIMIT = 10;
+
+interface SandboxCsv {
+  id: string;
+  name: string;
+  address: string;
+  postal_code: string;
+  place: string;
+  lat: string;
+  lon: string;
+  opening_hours: string;
+}
+
+export function readSandboxFile(): { sha256: string; points: PickupPointRecord[] } {
+  const file = readCsv<SandboxCsv>(SANDBOX_FILE);
+  return {
+    sha256: file.sha256,
+    points: file.rows.map((r) => ({
+      id: Number(r.id),
+      name: r.name,
+      address: r.address,
+      postalCode: r.postal_code,
+      place: r.place,
+      lat: Number(r.lat),
+      lon: Number(r.lon),
+      openingHours: r.opening_hours,
+      sandbox: true,
+    })),
+  };
+}
+
+const round2 = (km: number) => Math.round(km * 100) / 100;
+
+export const viewOf = (p: PickupPointRecord, km: number | null = null): PickupPointView => ({
+  Id: p.id,
+  Name: p.name,
+  Address: p.address,
+  Zip: p.postalCode,
+  Place: p.place,
+  Latitude: p.lat,
+  Longitude: p.lon,
+  DistanceKm: km === null ? null : round2(km),
+  OpeningHours: p.openingHours,
+  Sandbox: p.sandbox,
+});
+
+/**
+ * The `limit` points nearest to `from`, nearest first by great-circle distance (ties by id, so the
+ * order never depends on storage order). Pure.
+ */
+export function nearest(
+  points: readonly PickupPointRecord[],
+  from: Point,
+  limit: number,
+): { point: PickupPointRecord; km: number }[] {
+  return points
+    .map((point) => ({ point, km: distanceKm(from, point) }))
+    .sort((a, b) => a.km - b.km || a.point.id - b.point.id)
+    .slice(0, limit);
+}
+
+export type PickupPointService = ReturnType<typeof createPickupPointService>;
+
+/** Pickup points: the shipped sandbox set or an imported real list (`docs/catalogue.md`). */
+export function createPickupPointService({
+  db,
+  cacheMs = PICKUP_POINT_CACHE_MS,
+}: {
+  db: Db;
+  cacheMs?: number;
+}) {
+  let cached: {
+    points: Promise<{ list: PickupPointRecord[]; byId: Map<number, PickupPointRecord> }>;
+    at: number;
+  } | null = null;
+
+  const all = () => {
+    const now = Date.now();
+    if (!cached || now - cached.at > cacheMs) {
+      const entry = {
+        points: readAll(db).then((list) => ({ list, byId: new Map(list.map((p) => [p.id, p])) })),
+        at: now,
+      };
+      entry.points.catch(() => {
+        if (cached === entry) cached = null;
+      });
+      cached = entry;
+    }
+    return cached.points;
+  };
+
+  return {
+    /** Loads the shipped sandbox set when the file changed, unless an admin imported a real list. */
+    async loadShipped(): Promise<boolean> {
+      const { sha256, points } = readSandboxFile();
+      const loaded = await loadWhenChanged(db, SANDBOX_FILE, sha256, (tx) => writeAll(tx, points));
+      if (loaded) cached = null;
+      return loaded;
+    },
+
+    /**
+     * Replaces every pickup point with an imported list (admin API), in one transaction. Ids must be
+     * unique and zips in the postal register. The sandbox file never overwrites an imported list.
+     */
+    async importPoints(body: PickupPointImport): Promise<{ count: number }> {
+      const v = new Violations();
+      const zips = [...new Set(body.PickupPoints.map((p) => p.Zip))];
+      const known = new Set(
+        (
+          await db
+            .select({ code: postalCodes.postalCode })
+            .from(postalCodes)
+            .where(inArray(postalCodes.postalCode, zips))
+        ).map((r) => r.code),
+      );
+      const ids = new Set<number>();
+      body.PickupPoints.forEach((p, i) => {
+        v.check(`PickupPoints[${i}].Id`, !ids.has(p.Id), `Pickup point id ${p.Id} is listed twice.`);
+        ids.add(p.Id);
+        v.check(
+          `PickupPoints[${i}].Zip`,
+          known.has(p.Zip),
+          `Postal code ${p.Zip} is not in the postal register.`,
+        );
+      });
+      v.throwIfAny();
+      const points: PickupPointRecord[] = body.PickupPoints.map((p) => ({
+        id: p.Id,
+        name: p.Name,
+        address: p.Address,
+        postalCode: p.Zip,
+        place: p.Place,
+        lat: p.Latitude,
+        lon: p.Longitude,
+        openingHours: p.OpeningHours,
+        sandbox: false,
+      }));
+      const sha256 = createHash('sha256').update(JSON.stringify(points)).digest('hex');
+      await db.transaction(async (tx) => {
+        await writeAll(tx, points);
+        await markLoaded(tx, SANDBOX_FILE, `${ADMIN_MARKER}${sha256}`);
+      });
+      cached = null;
+      return { count: points.length };
+    },
+
+    /** Whether a pickup point with this id exists (booking's `PickupPointId` rule). */
+    async exists(id: number): Promise<boolean> {
+      return (await all()).byId.has(id);
+    },
+
+    /** The pickup point, or null. */
+    async get(id: number): Promise<PickupPointView | null> {
+      const p = (await all()).byId.get(id);
+      return p ? viewOf(p) : null;
+    },
+
+    /** `GET /v1/pickuppoints/{id}`: the point, or 404. */
+    async view(id: number): Promise<PickupPointView> {
+      const p = await this.get(id);
+      if (!p) throw notFound(`Pickup point ${id}`);
+      return p;
+    },
+
+    /**
+     * `GET /v1/pickuppoints`: the `limit` points nearest the postal code's coordinate, nearest first,
+     * with the distance. An unknown postal code is a 400 naming `postalCode`.
+     */
+    async nearestTo(postalCode: string, limit = DEFAULT_LIMIT): Promise<PickupPointView[]> {
+      const { found, point } = await coordinateOf(db, postalCode);
+      if (!found)
+        throw new ValidationFailed({
+          postalCode: [`Postal code ${postalCode} is not in the postal register.`],
+        });
+      if (!point) {
+        throw new ValidationFailed({ postalCode: [`Postal code ${postalCode} has no known position.`] });
+      }
+      return nearest((await all()).list, point, limit).map(({ point: p, km }) => viewOf(p, km));
+    },
+  };
+}

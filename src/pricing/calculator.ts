@@ -1,0 +1,444 @@
+import countries from 'i18n-iso-countries';
+import { type Account, assertCanActFor } from '../auth/access';
+import { ValidationFailed, Violations } from '../lib/errors';
+import { type CostLine, categoryOf, type DomesticQuote, type ParcelField, type Terms } from './engine';
+import { formatAmount, parseScaled, toDecimal } from './money';
+import { isCurrency } from './rates';
+import type {
+  EuropePriceQuery,
+  EuropePriceResult,
+  PriceRequestV2,
+  PriceRequestV3,
+  PriceResultV2,
+  PriceResultV3,
+} from './schemas';
+import { type PricingService, type QuoteErrors, requestDate } from './service';
+
+/**
+ * The price operations of the spec on top of `pricing.quote`: wire names in, rules and access
+ * checks, the engine's violations renamed to the caller's field names, the spec's shapes out.
+ */
+
+/** A domestic price request with the wire names stripped (v2 and v3 map onto it). */
+interface DomesticInput {
+  customerNr: string;
+  senderZip: string;
+  receiverZip: string;
+  volume?: number;
+  weight?: number;
+  loadMeters?: number;
+  palletSpaces?: number;
+  pickupDate?: string;
+  unitCode?: string;
+  numberOfUnits?: number;
+  productCode: string;
+  services?: string[];
+  parcels?: { weight?: number; length?: number; height?: number; width?: number }[];
+  paymentCode?: string;
+  payerCustomerNr?: string;
+  deliveryType?: number | string;
+}
+
+/** The wire name of each input of a domestic operation. */
+interface Names {
+  customerNr: string;
+  senderZip: string;
+  receiverZip: string;
+  volume: string;
+  weight: string;
+  loadMeters: string;
+  palletSpaces: string;
+  pickupDate: string;
+  unitCode: string;
+  numberOfUnits: string;
+  productCode: string;
+  services: string;
+  parcels: string;
+  parcel: Record<ParcelField, string>;
+  paymentCode: string;
+  payerCustomerNr: string;
+  deliveryType: string;
+}
+
+export const V2_NAMES: Names = {
+  customerNr: 'customer_nr',
+  senderZip: 'sender_zip',
+  receiverZip: 'receiver_zip',
+  volume: 'volume_d3',
+  weight: 'weight',
+  loadMeters: 'number_of_load_meters',
+  palletSpaces: 'number_of_pallet_spaces',
+  pickupDate: 'pickup_date',
+  unitCode: 'unit_code',
+  numberOfUnits: 'number_of_units',
+  productCode: 'product_type',
+  services: 'service',
+  parcels: 'parcels',
+  parcel: { weight: 'weight', length: 'length', height: 'height', width: 'width', volume: 'volume' },
+  paymentCode: 'payment_code',
+  payerCustomerNr: 'payer_customer_nr',
+  deliveryType: 'delivery_type',
+};
+
+export const V3_NAMES: Names = {
+  customerNr: 'Customernr',
+  senderZip: 'SenderZip',
+  receiverZip: 'ReceiverZip',
+  volume: 'VolumeD3',
+  weight: 'Weight',
+  loadMeters: 'NumberOfLoadMeters',
+  palletSpaces: 'NumberOfPalletSpaces',
+  pickupDate: 'PickupDate',
+  unitCode: 'UnitCode',
+  numberOfUnits: 'NumberOfUnits',
+  productCode: 'ProductCode',
+  services: 'Services',
+  parcels: 'Parcels',
+  parcel: { weight: 'Weight', length: 'Length', height: 'Height', width: 'Width', volume: 'Volume' },
+  paymentCode: 'PaymentCode',
+  payerCustomerNr: 'PayerCustomerNr',
+  deliveryType: 'DeliveryType',
+};
+
+const fromV2 = (q: PriceRequestV2): DomesticInput => ({
+  customerNr: q.customer_nr,
+  senderZip: q.sender_zip,
+  receiverZip: q.receiver_zip,
+  volume: q.volume_d3,
+  weight: q.weight,
+  loadMeters: q.number_of_load_meters,
+  palletSpaces: q.number_of_pallet_spaces,
+  pickupDate: q.pickup_date,
+  unitCode: q.unit_code,
+  numberOfUnits: q.number_of_units,
+  productCode: q.product_type,
+  services: q.service,
+  parcels: q.parcels,
+  paymentCode: q.payment_code,
+  payerCustomerNr: q.payer_customer_nr,
+  deliveryType: q.delivery_type,
+});
+
+const fromV3 = (q: PriceRequestV3): DomesticInput => ({
+  customerNr: q.Customernr,
+  senderZip: q.SenderZip,
+  receiverZip: q.ReceiverZip,
+  volume: q.VolumeD3,
+  weight: q.Weight,
+  loadMeters: q.NumberOfLoadMeters,
+  palletSpaces: q.NumberOfPalletSpaces,
+  pickupDate: q.PickupDate,
+  unitCode: q.UnitCode,
+  numberOfUnits: q.NumberOfUnits,
+  productCode: q.ProductCode,
+  services: q.Services,
+  parcels: q.Parcels?.map((p) => ({ weight: p.Weight, length: p.Length, height: p.Height, width: p.Width })),
+  paymentCode: q.PaymentCode,
+  payerCustomerNr: q.PayerCustomerNr,
+  deliveryType: q.DeliveryType,
+});
+
+const PAYMENT_CODES: Record<string, 'S' | 'M' | 'F'> = {
+  s: 'S',
+  sender: 'S',
+  m: 'M',
+  recipient: 'M',
+  f: 'F',
+  other: 'F',
+};
+const DELIVERY_TYPES: Record<string, 0 | 1> = { '0': 0, '1': 1, private: 0, company: 1 };
+
+/** Renames the quote's logical fields to the operation's wire names. */
+function wireErrors(errors: QuoteErrors, names: Names, v: Violations): void {
+  for (const [field, messages] of Object.entries(errors)) {
+    const parcel = /^parcels\[(\d+)\]\.(\w+)$/.exec(field);
+    const service = /^services\[(\d+)\]$/.exec(field);
+    const name = parcel
+      ? `${names.parcels}[${parcel[1]}].${names.parcel[parcel[2] as ParcelField] ?? parcel[2]}`
+      : service
+        ? `${names.services}[${service[1]}]`
+        : field === 'request'
+          ? 'request'
+          : ((names as unknown as Record<string, string>)[field] ?? field);
+    for (const m of messages ?? []) v.add(name, m);
+  }
+}
+
+const decimal = toDecimal;
+
+const checkCountry = (v: Violations, field: string, code: string) =>
+  v.check(field, countries.isValid(code), `${code} is not an ISO 3166-1 alpha-2 country code.`);
+
+export function createCalculator(pricing: PricingService) {
+  async function domestic(account: Account, input: DomesticInput, names: Names): Promise<DomesticQuote> {
+    assertCanActFor(account, input.customerNr);
+    const v = new Violations();
+
+    // Who pays: the sender unless PaymentCode says recipient or other, whose number must be given.
+    let payer = input.customerNr;
+    const payment =
+      input.paymentCode === undefined ? 'S' : PAYMENT_CODES[input.paymentCode.trim().toLowerCase()];
+    if (!payment) {
+      v.add(
+        names.paymentCode,
+        `The ${names.paymentCode} field must be S (Sender), M (Recipient) or F (Other).`,
+      );
+    } else if (payment === 'S') {
+      v.check(
+        names.payerCustomerNr,
+        input.payerCustomerNr === undefined || input.payerCustomerNr === input.customerNr,
+        `The ${names.payerCustomerNr} field is only used with ${names.paymentCode} M (Recipient) or F (Other).`,
+      );
+    } else if (
+      v.check(
+        names.payerCustomerNr,
+        input.payerCustomerNr !== undefined,
+        `The ${names.payerCustomerNr} field is required when ${names.paymentCode} is M (Recipient) or F (Other).`,
+      ) &&
+      input.payerCustomerNr
+    ) {
+      assertCanActFor(account, input.payerCustomerNr);
+      payer = input.payerCustomerNr;
+    }
+
+    let pickupDate = pricing.today();
+    if (input.pickupDate !== undefined) {
+      const date = requestDate(input.pickupDate);
+      if (
+        v.check(names.pickupDate, date !== null, `The ${names.pickupDate} field is not a valid date.`) &&
+        date
+      )
+        pickupDate = date;
+    }
+    let deliveryType: 0 | 1 = 1;
+    if (input.deliveryType !== undefined) {
+      const parsed = DELIVERY_TYPES[String(input.deliveryType).trim().toLowerCase()];
+      if (
+        v.check(
+          names.deliveryType,
+          parsed !== undefined,
+          `The ${names.deliveryType} field must be 0 (Private) or 1 (Company).`,
+        )
+      )
+        deliveryType = parsed ?? 1;
+    }
+
+    const measures = [input.volume, input.weight, input.loadMeters, input.palletSpaces];
+    if (!measures.some((m) => m !== undefined && m > 0)) {
+      const message = `Give at least one of ${names.volume}, ${names.weight}, ${names.loadMeters} or ${names.palletSpaces} (greater than 0).`;
+      for (const f of [names.volume, names.weight, names.loadMeters, names.palletSpaces]) v.add(f, message);
+    }
+    if (input.unitCode !== undefined) {
+      const parcelWeight = (input.parcels ?? []).some((p) => (p.weight ?? 0) > 0);
+      v.check(
+        names.weight,
+        (input.weight ?? 0) > 0 || parcelWeight,
+        `The ${names.weight} field is required together with ${names.unitCode}.`,
+      );
+      v.check(
+        names.numberOfUnits,
+        input.numberOfUnits !== undefined,
+        `The ${names.numberOfUnits} field is required together with ${names.unitCode}.`,
+      );
+    }
+
+    const result = await pricing.quote({
+      kind: 'domestic',
+      customerNr: input.customerNr,
+      payerCustomerNr: payer,
+      productCode: input.productCode.toUpperCase(),
+      fromZip: input.senderZip,
+      toZip: input.receiverZip,
+      pickupDate,
+      deliveryType,
+      services: (input.services ?? []).map((s) => s.toUpperCase()),
+      unitCode: input.unitCode?.toUpperCase(),
+      numberOfUnits: input.numberOfUnits,
+      weightKg: input.weight,
+      volumeDm3: input.volume,
+      loadMeters: input.loadMeters,
+      palletSpaces: input.palletSpaces,
+      parcels: input.parcels?.map((p) => ({
+        weightKg: p.weight,
+        lengthCm: p.length,
+        heightCm: p.height,
+        widthCm: p.width,
+      })),
+    });
+    if (result.ok === false) {
+      // The engine's own "no measure" rule repeats the one reported above under the field names.
+      const { request: _alreadyReported, ...errors } = result.errors;
+      wireErrors(v.has(names.weight) ? errors : result.errors, names, v);
+    }
+    v.throwIfAny();
+    if (result.ok !== true || result.kind !== 'domestic') throw new Error('a domestic quote was expected');
+    return result.quote;
+  }
+
+  const freightView = (q: DomesticQuote) => ({
+    FreightCost: decimal(q.freight),
+    Details: q.freightLines.map((l: CostLine) => ({
+      Description: l.description,
+      Cost: decimal(l.amount),
+      CostTypeCode: l.code,
+    })),
+  });
+
+  return {
+    /** `POST /v2/PriceCalculator` and `GET /v2/PriceCalculator`. */
+    async v2(account: Account, request: PriceRequestV2): Promise<PriceResultV2> {
+      const q = await domestic(account, fromV2(request), V2_NAMES);
+      return {
+        Freight: freightView(q),
+        Services: q.serviceLines.map((l) => ({
+          ServiceDescription: l.description,
+          ServiceCost: decimal(l.amount),
+          CostTypeCode: l.code,
+        })),
+        Total: decimal(q.total),
+      };
+    },
+
+    /** `GET /v3/Calculate/`. */
+    async v3(account: Account, request: PriceRequestV3): Promise<PriceResultV3> {
+      const q = await domestic(account, fromV3(request), V3_NAMES);
+      return {
+        Freight: freightView(q),
+        Services: q.serviceLines.map((l) => ({
+          ServiceName: l.description,
+          ServiceCode: l.code,
+          ServiceCost: decimal(l.amount),
+        })),
+        Total: decimal(q.total),
+      };
+    },
+
+    /** `GET /v2/europe/price`. */
+    async europe(account: Account, q: EuropePriceQuery): Promise<EuropePriceResult> {
+      const v = new Violations();
+      const owner = await pricing.customerByPriceServiceId(q.CustomerId);
+      if (!owner)
+        throw new ValidationFailed({ CustomerId: [`Price-service id ${q.CustomerId} does not exist.`] });
+      assertCanActFor(account, owner.customerNr);
+
+      const origin = q.OriginCountry.toUpperCase();
+      const destination = q.DestinationCountry.toUpperCase();
+      const originOk = checkCountry(v, 'OriginCountry', origin);
+      const destinationOk = checkCountry(v, 'DestinationCountry', destination);
+      for (const [field, country, zip] of [
+        ['OriginPostalCode', origin, q.OriginPostalCode.trim()],
+        ['DestinationPostalCode', destination, q.DestinationPostalCode.trim()],
+      ] as const) {
+        if (country === 'NO') {
+          if (v.check(field, /^\d{4}$/.test(zip), 'A Norwegian postal code is 4 digits.')) {
+            v.check(
+              field,
+              await pricing.postalCodeExists(zip),
+              `Postal code ${zip} is not in the postal register.`,
+            );
+          }
+        } else {
+          v.check(field, /^[A-Za-z0-9][A-Za-z0-9 -]{0,9}$/.test(zip), 'The postal code is not valid.');
+        }
+      }
+
+      const kg = parseScaled(q.Weight.trim().replace(',', '.'), 3);
+      v.check(
+        'Weight',
+        kg !== null,
+        'The Weight field must be a number of kg with at most 3 decimals, such as "12.5".',
+      );
+      v.check('Weight', kg === null || kg > 0, 'The Weight field must be greater than 0.');
+      const m3 = q.Volume === undefined ? 0 : parseScaled(q.Volume.trim().replace(',', '.'), 6);
+      v.check(
+        'Volume',
+        m3 !== null,
+        'The Volume field must be a number of m³ with at most 6 decimals, such as "0.25".',
+      );
+
+      const currency = q.Currency.toUpperCase();
+      v.check('Currency', isCurrency(currency), `${currency} is not an ISO 4217 currency code.`);
+      const category = q.ShipmentCategory.trim().toLowerCase();
+      if (
+        v.check(
+          'ShipmentCategory',
+          category === 'import' || category === 'export' || category === 'domestic',
+          'The ShipmentCategory field must be import, export or domestic.',
+        ) &&
+        originOk &&
+        destinationOk
+      ) {
+        const implied = categoryOf(origin, destination);
+        v.check(
+          'ShipmentCategory',
+          implied === null || implied === category,
+          `ShipmentCategory ${category} contradicts the countries (${origin} to ${destination} is ${implied}).`,
+        );
+      }
+      const terms = q.Terms.trim().toUpperCase();
+      v.check(
+        'Terms',
+        terms === 'EXW' || terms === 'CPT' || terms === 'DDU' || terms === 'DDP',
+        'The Terms field must be EXW, CPT, DDU or DDP.',
+      );
+
+      const result = await pricing.quote({
+        kind: 'international',
+        payerCustomerNr: owner.customerNr,
+        productCode: q.ProductCode.toUpperCase(),
+        originCountry: origin,
+        destinationCountry: destination,
+        pickupDate: pricing.today(),
+        // Valid or not, the quote still runs so every violated rule is reported together.
+        weightGrams: kg && kg > 0 ? kg : 1,
+        volumeCm3: m3 ?? 0,
+        dangerousGoods: q.IsDangerousGoods ?? false,
+        services: (q.Services ?? []).map((s) => s.toUpperCase()),
+        terms: terms as Terms,
+        currency,
+      });
+      if (result.ok === false) {
+        for (const [field, messages] of Object.entries(result.errors)) {
+          const service = /^services\[(\d+)\]$/.exec(field);
+          const names: Record<string, string> = {
+            productCode: 'ProductCode',
+            customerNr: 'CustomerId',
+            weight: 'Weight',
+            volume: 'Volume',
+            pickupDate: 'request',
+          };
+          for (const m of messages ?? [])
+            v.add(service ? `Services[${service[1]}]` : (names[field] ?? field), m);
+        }
+      }
+      v.throwIfAny();
+      if (result.ok === 'noprice') {
+        return {
+          Currency: currency,
+          Total: null,
+          Details: { FreightPrice: null, OtherCosts: null, OtherCostsDetails: null },
+          Error: { Code: result.noPrice.code, Description: result.noPrice.description },
+        };
+      }
+      if (result.ok !== true || result.kind !== 'international')
+        throw new Error('an international quote was expected');
+      const quote = result.quote;
+      return {
+        Currency: quote.currency,
+        Total: formatAmount(quote.total),
+        Details: {
+          FreightPrice: formatAmount(quote.freight.amount),
+          OtherCosts: formatAmount(quote.otherCosts),
+          OtherCostsDetails: quote.otherLines.map((l) => ({
+            Code: l.code,
+            Description: l.description,
+            Amount: formatAmount(l.amount),
+          })),
+        },
+        Error: null,
+      };
+    },
+  };
+}
+
+export type Calculator = ReturnType<typeof createCalculator>;

@@ -1,0 +1,739 @@
+import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
+import type { TariffDocument } from './tariff';
+
+/**
+ * The four price operations and the tariff administration over HTTP, on the shipped demo tariff
+ * (data/tariffs/2026-01-01.json) and exchange rates (data/exchange-rates/2026-01-02.json).
+ * Expected amounts are computed by hand from those files; each test shows its arithmetic.
+ */
+
+let ctx: TestContext;
+let key: string; // price scope, customer 2000 (10 % discount, special unit code 51)
+let payerKey: string; // price scope, customers 2000 and 3000
+let bookingKey: string; // no price scope
+let otherKey: string; // price scope, customer 4000 only
+let priceServiceId: string;
+
+beforeAll(async () => {
+  ctx = await buildTestApp({ clock: () => new Date('2026-11-23T09:00:00Z') });
+  await ctx.services.customers.create({
+    CustomerNr: '2000',
+    Name: 'Avtale AS',
+    Agreement: { FreightDiscountPercent: 10, SpecialUnitCodes: ['51'] },
+  });
+  await ctx.services.customers.create({
+    CustomerNr: '3000',
+    Name: 'Mottaker AS',
+    Agreement: { FreightDiscountPercent: 25 },
+  });
+  key = await ctx.keyFor({ customerNrs: ['2000'], scopes: ['price'] });
+  payerKey = await ctx.keyFor({ customerNrs: ['2000', '3000'], scopes: ['price'] });
+  bookingKey = await ctx.keyFor({ customerNrs: ['2000'], scopes: ['booking'] });
+  otherKey = await ctx.keyFor({ customerNrs: ['4000'], scopes: ['price'] });
+  priceServiceId = (await ctx.services.customers.get('2000'))?.priceServiceId ?? '';
+});
+afterAll(() => ctx.close());
+
+const get = (url: string, k = key) => ctx.app.inject({ url, headers: bearer(k) });
+const qs = (params: Record<string, string | number | (string | number)[]>) =>
+  Object.entries(params)
+    .flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((x) => `${k}=${encodeURIComponent(String(x))}`))
+    .join('&');
+const v3 = (params: Record<string, string | number | (string | number)[]>, k = key) =>
+  get(
+    `/v3/Calculate/?${qs({ Customernr: '2000', SenderZip: '0150', ReceiverZip: '5003', ProductCode: '43', ...params })}`,
+    k,
+  );
+const errorsOf = (res: { json(): unknown }) => (res.json() as { errors: Record<string, string[]> }).errors;
+
+interface V3Result {
+  Freight: { FreightCost: number; Details: { Description: string; Cost: number; CostTypeCode: string }[] };
+  Services: { ServiceName: string; ServiceCode: string; ServiceCost: number }[];
+  Total: number;
+}
+const costs = (r: V3Result) => Object.fromEntries(r.Freight.Details.map((d) => [d.CostTypeCode, d.Cost]));
+
+describe('GET /v3/Calculate/', () => {
+  test('Oslo → Bergen, 25 kg System with pre-notice e-mail, on a 10 % agreement', async () => {
+    // 0150 is served by OSL, 5003 by BGO: zone 4. 25 kg → band ≤35 kg, zone 4 = 432.00.
+    // DISCOUNT 10 % = −43.20; ENERGY 11.5 % of 388.80 = 44.712 → 44.71; TOLL zone 4 = 26.00.
+    // FreightCost 432.00 − 43.20 + 44.71 + 26.00 = 459.51; service 16 = 3.00; Total 462.51.
+    const res = await v3({ Weight: 25, Services: 16 });
+    expect(res.statusCode).toBe(200);
+    const body = json<V3Result>(res);
+    expect(body).toEqual({
+      Freight: {
+        FreightCost: 459.51,
+        Details: [
+          { Description: 'Agreed freight', Cost: 432, CostTypeCode: 'FREIGHT' },
+          { Description: 'Main freight discount 10 %', Cost: -43.2, CostTypeCode: 'DISCOUNT' },
+          { Description: 'Energy addition 11.5 %', Cost: 44.71, CostTypeCode: 'ENERGY' },
+          { Description: 'Toll road addition', Cost: 26, CostTypeCode: 'TOLL' },
+        ],
+      },
+      Services: [{ ServiceName: 'Pre-notice e-mail', ServiceCode: '16', ServiceCost: 3 }],
+      Total: 462.51,
+    });
+  });
+
+  test('volume, private delivery and a remote-area delivery addition', async () => {
+    // 0150 (OSL) → 8063 Værøy: 8063 is nearest BOO, OSL→BOO zone 6. 300 dm³ × 0.333 = 99.9 → 100 kg
+    // beats 40 kg: band ≤100 kg zone 6 = 1034.00. DISCOUNT −103.40; ENERGY 11.5 % of 930.60 =
+    // 107.019 → 107.02; TOLL zone 6 = 42.00; PRIVATE 79.00; DELIVERY_ADD Værøy and Røst 245.00.
+    // FreightCost 1034.00 − 103.40 + 107.02 + 42.00 + 79.00 + 245.00 = 1403.62.
+    const res = await v3({ Weight: 40, VolumeD3: 300, ReceiverZip: '8063', DeliveryType: 'Private' });
+    expect(res.statusCode).toBe(200);
+    const body = json<V3Result>(res);
+    expect(costs(body)).toEqual({
+      FREIGHT: 1034,
+      DISCOUNT: -103.4,
+      ENERGY: 107.02,
+      TOLL: 42,
+      PRIVATE: 79,
+      DELIVERY_ADD: 245,
+    });
+    expect(body.Freight.FreightCost).toBe(1403.62);
+    expect(body.Total).toBe(1403.62);
+  });
+
+  test('load meters and pallet spaces price on 1850 and 750 kg', async () => {
+    // 1.5 load meters = 2775 kg → band ≤3000 kg zone 4 = 7161.00. 4 pallet spaces = 3000 kg → the same band.
+    const lm = json<V3Result>(await v3({ NumberOfLoadMeters: 1.5 }));
+    const ps = json<V3Result>(await v3({ NumberOfPalletSpaces: 4 }));
+    expect(costs(lm).FREIGHT).toBe(7161);
+    expect(costs(ps).FREIGHT).toBe(7161);
+    // 5 pallet spaces = 3750 kg: 7161.00 + 8 started 100 kg × 233.00 (zone 4) = 9025.00.
+    expect(costs(json<V3Result>(await v3({ NumberOfPalletSpaces: 5 }))).FREIGHT).toBe(9025);
+  });
+
+  test('a special unit code of the agreement prices on its unit weight', async () => {
+    // Code 51 weighs 250 kg per unit: 2 units = 500 kg → band ≤500 kg zone 4 = 1976.00.
+    const res = await v3({ Weight: 100, UnitCode: '51', NumberOfUnits: 2 });
+    expect(res.statusCode).toBe(200);
+    expect(costs(json<V3Result>(res)).FREIGHT).toBe(1976);
+  });
+
+  test('parcels are priced one by one, given as Parcels[i].Name in the query', async () => {
+    // Parcel 10 kg → 293.00; parcel 60×40×40 cm = 96 dm³ × 0.333 = 31.97 → 32 kg → 432.00;
+    // sum 725.00 beats the shipment's 20 kg (355.00).
+    const res = await v3({
+      Weight: 20,
+      'Parcels[0].Weight': 10,
+      'Parcels[1].Weight': 10,
+      'Parcels[1].Length': 60,
+      'Parcels[1].Width': 40,
+      'Parcels[1].Height': 40,
+    });
+    expect(res.statusCode).toBe(200);
+    expect(costs(json<V3Result>(res)).FREIGHT).toBe(725);
+  });
+
+  test('PaymentCode M prices on the payer’s agreement; the key must act for the payer', async () => {
+    // Payer 3000 has 25 %: 432.00 − 108.00 = 324.00; ENERGY 37.26; TOLL 26.00 → 387.26.
+    const res = await v3({ Weight: 25, PaymentCode: 'M', PayerCustomerNr: '3000' }, payerKey);
+    expect(res.statusCode).toBe(200);
+    expect(json<V3Result>(res).Freight.FreightCost).toBe(387.26);
+    expect(
+      (await v3({ Weight: 25, PaymentCode: 'Recipient', PayerCustomerNr: '3000' }, key)).statusCode,
+    ).toBe(403);
+    const missing = await v3({ Weight: 25, PaymentCode: 'F' }, payerKey);
+    expect(missing.statusCode).toBe(400);
+    expect(Object.keys(errorsOf(missing))).toEqual(['PayerCustomerNr']);
+  });
+
+  test('names are case-insensitive and list parameters repeat', async () => {
+    const a = await get(
+      '/v3/Calculate/?customernr=2000&senderzip=0150&receiverzip=5003&productcode=43&weight=25&services=16&services=35',
+    );
+    expect(a.statusCode).toBe(200);
+    expect(json<V3Result>(a).Services.map((s) => s.ServiceCode)).toEqual(['16', '35']);
+  });
+
+  test('the pickup date picks the tariff in force', async () => {
+    const res = await v3({ Weight: 25, PickupDate: '2019-05-01' });
+    expect(res.statusCode).toBe(400);
+    expect(errorsOf(res).PickupDate?.[0]).toContain('No tariff is in force on 2019-05-01');
+    expect((await v3({ Weight: 25, PickupDate: '2026-12-01T10:00:00' })).statusCode).toBe(200);
+  });
+
+  describe('bad input is a 400 naming the field', () => {
+    const cases: [string, Record<string, string | number | string[]>, string[]][] = [
+      ['no measure at all', {}, ['NumberOfLoadMeters', 'NumberOfPalletSpaces', 'VolumeD3', 'Weight']],
+      ['VolumeD3 over 99999', { VolumeD3: 100_000 }, ['VolumeD3']],
+      ['Weight over 99999', { Weight: 100_000 }, ['Weight']],
+      ['negative weight', { Weight: -1 }, ['Weight']],
+      ['non-numeric weight', { Weight: 'heavy' }, ['Weight']],
+      ['unknown product', { Weight: 5, ProductCode: 'ZZ' }, ['ProductCode']],
+      ['a product without a domestic price', { Weight: 5, ProductCode: 'EP' }, ['ProductCode']],
+      ['unknown service', { Weight: 5, Services: ['16', '99'] }, ['Services[1]']],
+      ['a service not offered with the product', { Weight: 5, Services: '42' }, ['Services[0]']],
+      ['zip not in the register', { Weight: 5, ReceiverZip: '0000' }, ['ReceiverZip']],
+      ['malformed zip', { Weight: 5, SenderZip: '15O' }, ['SenderZip']],
+      [
+        'unit code without weight and number of units',
+        { VolumeD3: 10, UnitCode: 'PL' },
+        ['NumberOfUnits', 'Weight'],
+      ],
+      ['malformed pickup date', { Weight: 5, PickupDate: '2026-13-45' }, ['PickupDate']],
+      ['unknown unit code', { Weight: 5, UnitCode: 'XX', NumberOfUnits: 1 }, ['UnitCode']],
+      ['a parcel with a negative weight', { Weight: 5, 'Parcels[0].Weight': -2 }, ['Parcels[0].Weight']],
+      [
+        'a parcel over the product maximum',
+        { Weight: 5, ProductCode: 'PP', 'Parcels[0].Weight': 36 },
+        ['Parcels[0].Weight'],
+      ],
+      ['an unknown payment code', { Weight: 5, PaymentCode: 'X' }, ['PaymentCode']],
+      ['a malformed delivery type', { Weight: 5, DeliveryType: 'Home' }, ['DeliveryType']],
+    ];
+    for (const [name, params, fields] of cases) {
+      test(name, async () => {
+        const res = await v3(params);
+        expect(res.statusCode).toBe(400);
+        expect(res.headers['content-type']).toContain('application/problem+json');
+        expect(Object.keys(errorsOf(res)).sort()).toEqual(fields);
+      });
+    }
+
+    test('unknown parameters are ignored, as ASP.NET binding ignores them', async () => {
+      expect((await v3({ Weight: 5, Colour: 'red' })).statusCode).toBe(200);
+    });
+
+    test('a special unit code outside the customer’s agreement', async () => {
+      await ctx.services.customers.create({ CustomerNr: '5000', Name: 'Uten avtale AS' });
+      const k = await ctx.keyFor({ customerNrs: ['5000'], scopes: ['price'] });
+      const res = await v3({ Customernr: '5000', Weight: 5, UnitCode: '51', NumberOfUnits: 1 }, k);
+      expect(res.statusCode).toBe(400);
+      expect(errorsOf(res)).toEqual({
+        UnitCode: ["Special unit code 51 is not in the customer's agreement."],
+      });
+    });
+
+    test('every violated rule is reported together', async () => {
+      const res = await v3({ Weight: 5, ProductCode: 'ZZ', ReceiverZip: '0000', PickupDate: 'soon' });
+      expect(Object.keys(errorsOf(res)).sort()).toEqual(['PickupDate', 'ProductCode', 'ReceiverZip']);
+    });
+  });
+
+  test('an unknown customer is a 400; once created it prices within a second', async () => {
+    const before = await v3({ Customernr: '6000', Weight: 5 }, ADMIN_KEY);
+    expect(before.statusCode).toBe(400);
+    expect(Object.keys(errorsOf(before))).toEqual(['Customernr']);
+    await ctx.services.customers.create({ CustomerNr: '6000', Name: 'Ny kunde AS' });
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await v3({ Customernr: '6000', Weight: 5 }, ADMIN_KEY)).statusCode).toBe(200);
+  });
+
+  test('access: 401 without a key, 403 without the price scope or for another customer', async () => {
+    const url = `/v3/Calculate/?${qs({ Customernr: '2000', SenderZip: '0150', ReceiverZip: '5003', ProductCode: '43', Weight: 5 })}`;
+    const none = await ctx.app.inject({ url });
+    expect(none.statusCode).toBe(401);
+    expect(none.headers['content-type']).toContain('text/plain');
+    expect((await get(url, bookingKey)).statusCode).toBe(403);
+    expect((await get(url, otherKey)).statusCode).toBe(403);
+    expect((await get(url, ADMIN_KEY)).statusCode).toBe(200);
+  });
+});
+
+describe('v2 PriceCalculator', () => {
+  const body = {
+    customer_nr: '2000',
+    sender_zip: '0150',
+    receiver_zip: '5003',
+    weight: 25,
+    product_type: '43',
+    service: ['16', '35'],
+  };
+
+  test('POST answers the v2 shape; GET with the same names as query parameters answers the same', async () => {
+    const post = await ctx.app.inject({
+      method: 'POST',
+      url: '/v2/PriceCalculator',
+      headers: bearer(key),
+      payload: body,
+    });
+    expect(post.statusCode).toBe(200);
+    expect(post.json()).toEqual({
+      Freight: {
+        FreightCost: 459.51,
+        Details: [
+          { Description: 'Agreed freight', Cost: 432, CostTypeCode: 'FREIGHT' },
+          { Description: 'Main freight discount 10 %', Cost: -43.2, CostTypeCode: 'DISCOUNT' },
+          { Description: 'Energy addition 11.5 %', Cost: 44.71, CostTypeCode: 'ENERGY' },
+          { Description: 'Toll road addition', Cost: 26, CostTypeCode: 'TOLL' },
+        ],
+      },
+      Services: [
+        { ServiceDescription: 'Pre-notice e-mail', ServiceCost: 3, CostTypeCode: '16' },
+        { ServiceDescription: 'Fix Day', ServiceCost: 195, CostTypeCode: '35' },
+      ],
+      Total: 657.51,
+    });
+    const getRes = await get(`/v2/PriceCalculator?${qs(body)}`);
+    expect(getRes.statusCode).toBe(200);
+    expect(getRes.json()).toEqual(post.json());
+  });
+
+  test('GET and POST agree, and v3 gives the same amounts, for any valid request', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          weight: fc.integer({ min: 1, max: 3000 }),
+          volume_d3: fc.option(fc.integer({ min: 0, max: 5000 }), { nil: undefined }),
+          receiver_zip: fc.constantFrom('5003', '7010', '9170', '0150', '8063'),
+          product_type: fc.constantFrom('43', '44', 'DI'),
+          service: fc.subarray(['11', '16', '17']),
+          parcels: fc.option(
+            fc.array(
+              fc.record({
+                weight: fc.integer({ min: 1, max: 50 }),
+                length: fc.integer({ min: 1, max: 100 }),
+              }),
+              {
+                minLength: 1,
+                maxLength: 3,
+              },
+            ),
+            { nil: undefined },
+          ),
+        }),
+        async (r) => {
+          const request = { customer_nr: '2000', sender_zip: '0150', ...r };
+          const post = await ctx.app.inject({
+            method: 'POST',
+            url: '/v2/PriceCalculator',
+            headers: bearer(key),
+            payload: request,
+          });
+          const { parcels, ...flat } = request;
+          const parcelParams = Object.fromEntries(
+            (parcels ?? []).flatMap((p, i) => [
+              [`parcels[${i}].weight`, p.weight],
+              [`parcels[${i}].length`, p.length],
+            ]),
+          );
+          const query = {
+            ...Object.fromEntries(Object.entries(flat).filter(([, v]) => v !== undefined)),
+            ...parcelParams,
+          };
+          const viaGet = await get(`/v2/PriceCalculator?${qs(query as Record<string, string>)}`);
+          expect(post.statusCode).toBe(200);
+          expect(viaGet.json()).toEqual(post.json());
+          const v3Res = await get(
+            `/v3/Calculate/?${qs({
+              Customernr: '2000',
+              SenderZip: '0150',
+              ReceiverZip: r.receiver_zip,
+              ProductCode: r.product_type,
+              Weight: r.weight,
+              ...(r.volume_d3 !== undefined ? { VolumeD3: r.volume_d3 } : {}),
+              Services: r.service,
+              ...Object.fromEntries(
+                (parcels ?? []).flatMap((p, i) => [
+                  [`Parcels[${i}].Weight`, p.weight],
+                  [`Parcels[${i}].Length`, p.length],
+                ]),
+              ),
+            })}`,
+          );
+          const a = post.json() as { Freight: unknown; Total: number };
+          const b = v3Res.json() as { Freight: unknown; Total: number };
+          expect(b.Freight).toEqual(a.Freight);
+          expect(b.Total).toBe(a.Total);
+        },
+      ),
+      { numRuns: 12 },
+    );
+  });
+
+  test('bad input names the v2 field', async () => {
+    const post = (payload: object) =>
+      ctx.app.inject({ method: 'POST', url: '/v2/PriceCalculator', headers: bearer(key), payload });
+    const none = await post({ ...body, weight: undefined });
+    expect(Object.keys(errorsOf(none)).sort()).toEqual([
+      'number_of_load_meters',
+      'number_of_pallet_spaces',
+      'volume_d3',
+      'weight',
+    ]);
+    expect(Object.keys(errorsOf(await post({ ...body, weight: '25' })))).toEqual(['weight']);
+    expect(Object.keys(errorsOf(await post({ ...body, service: ['77'] })))).toEqual(['service[0]']);
+    expect(Object.keys(errorsOf(await post({ ...body, product_type: undefined })))).toEqual(['product_type']);
+    expect(Object.keys(errorsOf(await post({ ...body, unit_code: 'PL' })))).toEqual(['number_of_units']);
+    expect(Object.keys(errorsOf(await post({ ...body, parcels: [{ weight: -1 }] })))).toEqual([
+      'parcels[0].weight',
+    ]);
+    expect(Object.keys(errorsOf(await post({ ...body, pickup_date: '23.11.2026' })))).toEqual([
+      'pickup_date',
+    ]);
+    const viaGet = await get(`/v2/PriceCalculator?${qs({ ...body, weight: 'abc', sender_zip: '12' })}`);
+    expect(viaGet.statusCode).toBe(400);
+    expect(Object.keys(errorsOf(viaGet)).sort()).toEqual(['sender_zip', 'weight']);
+    const malformed = await ctx.app.inject({
+      method: 'POST',
+      url: '/v2/PriceCalculator',
+      headers: { ...bearer(key), 'content-type': 'application/json' },
+      payload: '{"customer_nr": ',
+    });
+    expect(malformed.statusCode).toBe(400);
+    expect(Object.keys(errorsOf(malformed))).toEqual(['request']);
+  });
+});
+
+describe('GET /v2/europe/price', () => {
+  const europe = (params: Record<string, string | number | boolean | string[]>, k = key) =>
+    get(
+      `/v2/europe/price?${qs({
+        CustomerId: priceServiceId,
+        ProductCode: 'EP',
+        OriginCountry: 'NO',
+        OriginPostalCode: '0150',
+        DestinationCountry: 'DE',
+        DestinationPostalCode: '10115',
+        Weight: '12',
+        Currency: 'NOK',
+        ShipmentCategory: 'export',
+        Terms: 'DDU',
+        ...(params as Record<string, string>),
+      })}`,
+      k,
+    );
+
+  test('DDP to Germany in NOK, with the volume weight and the customer’s discount', async () => {
+    // 0.05 m³ × 333 = 16.65 → 17 kg beats 12 kg; DE is zone 2; EP ≤20 kg zone 2 = EUR 62.00.
+    // DISCOUNT 10 % = 6.20; ENERGY 14 % of 55.80 = 7.812 → 7.81; export 39.00, import 49.00, duty 25.00.
+    // Each line × 11.80 NOK/EUR: 731.60; −73.16; 92.158 → 92.16; 460.20; 578.20; 295.00.
+    // OtherCosts = −73.16 + 92.16 + 460.20 + 578.20 + 295.00 = 1352.40; Total 2084.00.
+    const res = await europe({ Volume: '0.05', Terms: 'DDP' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({
+      Currency: 'NOK',
+      Total: '2084.00',
+      Details: {
+        FreightPrice: '731.60',
+        OtherCosts: '1352.40',
+        OtherCostsDetails: [
+          { Code: 'DISCOUNT', Description: 'Main freight discount 10 %', Amount: '-73.16' },
+          { Code: 'ENERGY', Description: 'Energy addition 14 %', Amount: '92.16' },
+          { Code: 'EXPORT_CLEARANCE', Description: 'Export customs clearance', Amount: '460.20' },
+          { Code: 'IMPORT_CLEARANCE', Description: 'Import customs clearance', Amount: '578.20' },
+          { Code: 'DUTY_HANDLING', Description: 'Duty and VAT handling', Amount: '295.00' },
+        ],
+      },
+      Error: null,
+    });
+  });
+
+  test('terms change the lines: EXW adds origin pickup, CPT prices to the terminal, DDU only export clearance', async () => {
+    const codes = async (terms: string) =>
+      (
+        json<{ Details: { OtherCostsDetails: { Code: string }[] } }>(await europe({ Terms: terms })).Details
+          .OtherCostsDetails ?? []
+      ).map((l) => l.Code);
+    expect(await codes('EXW')).toEqual(['DISCOUNT', 'ENERGY', 'ORIGIN_PICKUP']);
+    expect(await codes('CPT')).toEqual(['DISCOUNT', 'ENERGY']);
+    expect(await codes('DDU')).toEqual(['DISCOUNT', 'ENERGY', 'EXPORT_CLEARANCE']);
+    // CPT: 12 kg ≤20 kg zone 2 = EUR 62.00 less 20 % destination delivery = 49.60 → 585.28 NOK.
+    expect(
+      json<{ Details: { FreightPrice: string } }>(await europe({ Terms: 'cpt' })).Details.FreightPrice,
+    ).toBe('585.28');
+  });
+
+  test('dangerous goods add their fee, in EUR when asked', async () => {
+    // EUR: freight 62.00; DISCOUNT −6.20; ENERGY 7.81; EXPORT_CLEARANCE 39.00; DANGEROUS_GOODS 75.00.
+    const res = await europe({ Currency: 'EUR', IsDangerousGoods: true });
+    const body = json<{ Total: string; Details: { OtherCostsDetails: { Code: string; Amount: string }[] } }>(
+      res,
+    );
+    expect(body.Details.OtherCostsDetails.at(-1)).toEqual({
+      Code: 'DANGEROUS_GOODS',
+      Description: 'Dangerous goods',
+      Amount: '75.00',
+    });
+    expect(body.Total).toBe('177.61');
+  });
+
+  test('no price is a 200 with Error and the price fields null', async () => {
+    const res = await europe({ DestinationCountry: 'US', DestinationPostalCode: '10001' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({
+      Currency: 'NOK',
+      Total: null,
+      Details: { FreightPrice: null, OtherCosts: null, OtherCostsDetails: null },
+      Error: { Code: 'NO_ROUTE', Description: 'No price exists from NO to US with product EP.' },
+    });
+    const heavy = json<{ Error: { Code: string } }>(await europe({ Weight: '1500' }));
+    expect(heavy.Error.Code).toBe('WEIGHT_ABOVE_MAXIMUM');
+    const noRate = json<{ Error: { Code: string } }>(await europe({ Currency: 'AUD' }));
+    expect(noRate.Error.Code).toBe('NO_EXCHANGE_RATE');
+  });
+
+  describe('bad input is a 400 naming the field', () => {
+    const cases: [string, Record<string, string>, string[]][] = [
+      ['currency not ISO 4217', { Currency: 'XYZ' }, ['Currency']],
+      ['country not ISO 3166 alpha-2', { DestinationCountry: 'XX' }, ['DestinationCountry']],
+      ['a country of three letters', { OriginCountry: 'NOR' }, ['OriginCountry']],
+      ['ShipmentCategory contradicting the countries', { ShipmentCategory: 'import' }, ['ShipmentCategory']],
+      ['unknown ShipmentCategory', { ShipmentCategory: 'transit' }, ['ShipmentCategory']],
+      ['unknown Terms', { Terms: 'FOB' }, ['Terms']],
+      ['non-numeric weight', { Weight: 'ten' }, ['Weight']],
+      ['zero weight', { Weight: '0' }, ['Weight']],
+      ['negative volume', { Volume: '-1' }, ['Volume']],
+      ['a domestic product', { ProductCode: '43' }, ['ProductCode']],
+      ['unknown product', { ProductCode: 'ZZ' }, ['ProductCode']],
+      ['a Norwegian postal code not in the register', { OriginPostalCode: '0000' }, ['OriginPostalCode']],
+      ['a service not offered with the product', { Services: '42' }, ['Services[0]']],
+      ['unknown price-service id', { CustomerId: 'PS0000000000000000' }, ['CustomerId']],
+      ['missing required parameter', { Terms: '' }, ['Terms']],
+    ];
+    for (const [name, params, fields] of cases) {
+      test(name, async () => {
+        const res = await europe(params);
+        expect(res.statusCode).toBe(400);
+        expect(Object.keys(errorsOf(res)).sort()).toEqual(fields);
+      });
+    }
+  });
+
+  test('the price-service id must belong to one of the key’s customers', async () => {
+    expect((await europe({}, otherKey)).statusCode).toBe(403);
+    expect((await europe({}, bookingKey)).statusCode).toBe(403);
+    expect((await europe({}, ADMIN_KEY)).statusCode).toBe(200);
+  });
+});
+
+describe('tariff administration', () => {
+  const shipped = JSON.parse(
+    readFileSync(new URL('../../data/tariffs/2026-01-01.json', import.meta.url), 'utf8'),
+  ) as TariffDocument;
+  const put = (payload: unknown, k = ADMIN_KEY) =>
+    ctx.app.inject({ method: 'PUT', url: '/admin/tariffs', headers: bearer(k), payload: payload as object });
+
+  test('a new version is used from its ValidFrom on; earlier pickups keep the old prices', async () => {
+    const next = structuredClone(shipped);
+    next.ValidFrom = '2027-01-01';
+    next.EnergyPercent = '12.50';
+    const res = await put(next);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ ValidFrom: '2027-01-01', Source: 'admin' });
+    // 432.00 − 43.20 = 388.80; ENERGY 12.5 % = 48.60.
+    const after = json<V3Result>(await v3({ Weight: 25, PickupDate: '2027-01-04' }));
+    expect(costs(after).ENERGY).toBe(48.6);
+    const before = json<V3Result>(await v3({ Weight: 25, PickupDate: '2026-12-31' }));
+    expect(costs(before).ENERGY).toBe(44.71);
+    const list = json<{ ValidFrom: string }[]>(await get('/admin/tariffs', ADMIN_KEY));
+    expect(list.map((v) => v.ValidFrom)).toEqual(['2026-01-01', '2027-01-01']);
+    const read = await get('/admin/tariffs/2027-01-01', ADMIN_KEY);
+    expect(read.json()).toMatchObject({ ValidFrom: '2027-01-01', EnergyPercent: '12.50' });
+    const del = await ctx.app.inject({
+      method: 'DELETE',
+      url: '/admin/tariffs/2027-01-01',
+      headers: bearer(ADMIN_KEY),
+    });
+    expect(del.statusCode).toBe(204);
+    expect(costs(json<V3Result>(await v3({ Weight: 25, PickupDate: '2027-01-04' }))).ENERGY).toBe(44.71);
+  });
+
+  test('a broken tariff is rejected whole, naming what is wrong', async () => {
+    const broken = structuredClone(shipped);
+    broken.ValidFrom = '2028-01-01';
+    delete (broken.Zones.OSL as Record<string, number>).BGO;
+    const table = broken.Products['43'];
+    if (!table) throw new Error('43 missing');
+    table.Bands[3] = { UpToKg: 15, Prices: table.Bands[3]?.Prices ?? [] };
+    const res = await put(broken);
+    expect(res.statusCode).toBe(400);
+    expect(Object.keys(errorsOf(res)).sort()).toEqual(['Products[43].Bands[3].UpToKg', 'Zones.OSL.BGO']);
+    const shape = structuredClone(shipped) as unknown as Record<string, unknown>;
+    shape.EnergyPercent = 'lots';
+    shape.Colour = 'red';
+    const bad = await put(shape);
+    expect(bad.statusCode).toBe(400);
+    expect(Object.keys(errorsOf(bad)).sort()).toEqual(['EnergyPercent', 'request']);
+    const list = json<{ ValidFrom: string }[]>(await get('/admin/tariffs', ADMIN_KEY));
+    expect(list.map((v) => v.ValidFrom)).toEqual(['2026-01-01']);
+  });
+
+  test('a tariff pricing a service the catalogue does not know is rejected', async () => {
+    const next = structuredClone(shipped);
+    next.ValidFrom = '2028-01-01';
+    next.Services.Z9 = '10.00';
+    const res = await put(next);
+    expect(res.statusCode).toBe(400);
+    expect(errorsOf(res)).toEqual({ Services: ['Service codes not in the catalogue: Z9.'] });
+  });
+
+  test('only admins load tariffs and rates', async () => {
+    expect((await put(shipped, key)).statusCode).toBe(403);
+    expect((await get('/admin/tariffs', key)).statusCode).toBe(403);
+  });
+
+  test('exchange rates: a new table is in force from its date; bad codes are named', async () => {
+    const res = await ctx.app.inject({
+      method: 'PUT',
+      url: '/admin/exchange-rates',
+      headers: bearer(ADMIN_KEY),
+      payload: { ValidFrom: '2026-11-20', Base: 'EUR', Rates: { NOK: '12.0000', SEK: '11.0000' } },
+    });
+    expect(res.statusCode).toBe(200);
+    // DDU, 12 kg to DE: EUR 62.00, −6.20, 7.81, 39.00 at 12.00 = 744.00 − 74.40 + 93.72 + 468.00 = 1231.32.
+    const price = await get(
+      `/v2/europe/price?${qs({
+        CustomerId: priceServiceId,
+        ProductCode: 'EP',
+        OriginCountry: 'NO',
+        OriginPostalCode: '0150',
+        DestinationCountry: 'DE',
+        DestinationPostalCode: '10115',
+        Weight: '12',
+        Currency: 'NOK',
+        ShipmentCategory: 'export',
+        Terms: 'DDU',
+      })}`,
+    );
+    expect(json<{ Total: string }>(price).Total).toBe('1231.32');
+    const bad = await ctx.app.inject({
+      method: 'PUT',
+      url: '/admin/exchange-rates',
+      headers: bearer(ADMIN_KEY),
+      payload: { ValidFrom: '2026-11-21', Base: 'EUR', Rates: { ABC: '1.0', NOK: '0' } },
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(Object.keys(errorsOf(bad)).sort()).toEqual(['Rates.ABC', 'Rates.NOK']);
+    const list = json<{ ValidFrom: string }[]>(await get('/admin/exchange-rates', ADMIN_KEY));
+    expect(list.map((v) => v.ValidFrom)).toEqual(['2026-01-02', '2026-11-20']);
+    // Invoicing reads the NOK rate in force on a date.
+    expect(await ctx.services.pricing.rateInForce('2026-11-21', 'NOK')).toBe('12.0000');
+    expect(await ctx.services.pricing.rateInForce('2026-06-01', 'NOK')).toBe('11.8000');
+    expect(await ctx.services.pricing.rateInForce('2025-12-31', 'NOK')).toBeNull();
+  });
+
+  test('loading the shipped files again changes nothing', async () => {
+    expect(await ctx.services.pricing.loadShipped()).toBe(false);
+  });
+});
+
+test('the price operations and the tariff administration are in the OpenAPI document', async () => {
+  const doc = json<{ paths: Record<string, Record<string, unknown>> }>(
+    await ctx.app.inject({ url: '/openapi.json' }),
+  );
+  expect(Object.keys(doc.paths['/v2/PriceCalculator'] ?? {}).sort()).toEqual(['get', 'post']);
+  for (const path of ['/v3/Calculate/', '/v2/europe/price', '/admin/tariffs', '/admin/exchange-rates']) {
+    expect(doc.paths).toHaveProperty([path]);
+  }
+});
+
+describe('booking prices through the same quote', () => {
+  test('the frozen price of a shipment equals the calculator’s quote for the same inputs', async () => {
+    const frozen = await ctx.services.pricing.priceShipment({
+      customerNr: '2000',
+      payerCustomerNr: '2000',
+      productCode: '43',
+      fromZip: '0150',
+      toZip: '5003',
+      fromCountry: 'NO',
+      toCountry: 'NO',
+      deliveryType: 0,
+      services: ['16'],
+      unitCode: 'KL',
+      pickupDate: '2026-11-24',
+      parcels: [
+        { weightG: 10_000, lengthCm: null, heightCm: null, widthCm: null, volumeCm3: null },
+        { weightG: 10_000, lengthCm: 60, heightCm: 40, widthCm: 40, volumeCm3: null },
+      ],
+    });
+    const quoted = json<V3Result>(
+      await v3({
+        Weight: 20,
+        DeliveryType: 0,
+        Services: '16',
+        PickupDate: '2026-11-24',
+        UnitCode: 'KL',
+        NumberOfUnits: 2,
+        'Parcels[0].Weight': 10,
+        'Parcels[1].Weight': 10,
+        'Parcels[1].Length': 60,
+        'Parcels[1].Width': 40,
+        'Parcels[1].Height': 40,
+      }),
+    );
+    expect(frozen.TotalOre).toBe(Math.round(quoted.Total * 100));
+    expect(frozen.FreightOre).toBe(Math.round(quoted.Freight.FreightCost * 100));
+    expect(frozen.Lines.map((l) => [l.CostTypeCode, l.AmountOre / 100])).toEqual([
+      ...quoted.Freight.Details.map((d) => [d.CostTypeCode, d.Cost]),
+      ...quoted.Services.map((s) => [s.ServiceCode, s.ServiceCost]),
+    ]);
+    expect(frozen).toMatchObject({ TariffVersion: '2026-01-01', ChargeableWeightKg: 42 });
+  });
+
+  test('prepared before a transaction, the price inside it is synchronous and the same', async () => {
+    const route = {
+      customerNr: '2000',
+      payerCustomerNr: '2000',
+      productCode: '44',
+      fromZip: '0150',
+      toZip: '9170',
+      fromCountry: 'NO',
+      toCountry: 'NO',
+      deliveryType: 1 as const,
+      services: ['15'],
+      unitCode: 'KL',
+      pickupDate: '2026-11-24',
+    };
+    const parcels = [{ weightG: 3_500, lengthCm: 30, heightCm: 20, widthCm: 20, volumeCm3: null }];
+    const pricer = await ctx.services.pricing.prepareShipment(route);
+    const inside = await ctx.database.db.transaction(async () => {
+      const price = pricer.price(parcels);
+      expect(price).not.toBeInstanceOf(Promise);
+      return price;
+    });
+    expect(inside).toEqual(await ctx.services.pricing.priceShipment({ ...route, parcels }));
+    expect(inside.Details).toMatchObject({ FromTerminal: 'OSL', ToTerminal: 'LYR', Zone: 8 });
+  });
+
+  test('a booking the tariff cannot price names the booking’s fields', async () => {
+    await expect(
+      ctx.services.pricing.priceShipment({
+        customerNr: '2000',
+        payerCustomerNr: '2000',
+        productCode: '43',
+        fromZip: '0150',
+        toZip: '0000',
+        fromCountry: 'NO',
+        toCountry: 'NO',
+        deliveryType: 1,
+        services: ['42'],
+        unitCode: 'KL',
+        pickupDate: '2026-11-24',
+        parcels: [{ weightG: 1000, lengthCm: null, heightCm: null, widthCm: null, volumeCm3: null }],
+      }),
+    ).rejects.toMatchObject({ errors: { RecipientZip: expect.any(Array) } });
+  });
+
+  test('an international booking is priced DDU in NOK', async () => {
+    const frozen = await ctx.services.pricing.priceShipment({
+      customerNr: '2000',
+      payerCustomerNr: '2000',
+      productCode: 'EP',
+      fromZip: '0150',
+      toZip: '10115',
+      fromCountry: 'NO',
+      toCountry: 'DE',
+      deliveryType: 1,
+      services: [],
+      unitCode: 'KL',
+      pickupDate: '2026-11-24',
+      parcels: [{ weightG: 12_000, lengthCm: null, heightCm: null, widthCm: null, volumeCm3: null }],
+    });
+    // The DDU quote of GET /v2/europe/price at the 2026-11-20 rate of 12.00 (loaded above): 1231.32.
+    expect(frozen.TotalOre).toBe(123_132);
+    expect(frozen.Lines.map((l) => l.CostTypeCode)).toEqual([
+      'FREIGHT',
+      'DISCOUNT',
+      'ENERGY',
+      'EXPORT_CLEARANCE',
+    ]);
+  });
+});

@@ -1,0 +1,236 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { authErrors, problemResponses } from '../http/schemas';
+import { createCalculator } from './calculator';
+import { ExchangeRateTableSchema } from './rates';
+import {
+  EuropePriceQuerySchema,
+  EuropePriceResultSchema,
+  ExchangeRateSummarySchema,
+  PriceRequestV2Schema,
+  PriceRequestV3Schema,
+  PriceResultV2Schema,
+  PriceResultV3Schema,
+  TariffSummarySchema,
+} from './schemas';
+import type { PricingService } from './service';
+import { TariffDocumentSchema } from './tariff';
+
+const INDEXED = /^([A-Za-z_]+)\[(\d{1,6})\](?:\.([A-Za-z_]+)|\[([A-Za-z_]+)\])$/;
+
+/**
+ * Lists of objects in a query string, ASP.NET style: `parcels[0].weight=12&parcels[0].length=60`
+ * (or `parcels[0][weight]=12`) become `parcels: [{ weight: '12', length: '60' }]`, ordered by index.
+ * Runs before the case-insensitive binder, which then renames the list and its properties.
+ */
+export function groupIndexedParams(query: unknown): unknown {
+  if (typeof query !== 'object' || query === null) return query;
+  let indexed = false;
+  for (const key in query) {
+    if (key.includes('[')) {
+      indexed = true;
+      break;
+    }
+  }
+  if (!indexed) return query;
+  const out: Record<string, unknown> = {};
+  const lists = new Map<string, Map<number, Record<string, unknown>>>();
+  for (const [key, value] of Object.entries(query)) {
+    const m = INDEXED.exec(key);
+    if (!m?.[1] || !m[2]) {
+      out[key] = value;
+      continue;
+    }
+    const list = lists.get(m[1]) ?? new Map<number, Record<string, unknown>>();
+    lists.set(m[1], list);
+    const index = Number(m[2]);
+    const item = list.get(index) ?? {};
+    list.set(index, item);
+    item[m[3] ?? m[4] ?? ''] = value;
+  }
+  for (const [name, items] of lists) {
+    out[name] = [...items.entries()].sort(([a], [b]) => a - b).map(([, item]) => item);
+  }
+  return out;
+}
+
+const groupQuery = async (request: { query: unknown }) => {
+  request.query = groupIndexedParams(request.query);
+};
+
+const ValidFromParams = Type.Object({
+  validFrom: Type.String({
+    pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$',
+    'x-error': 'A date is written YYYY-MM-DD.',
+  }),
+});
+
+export const pricingRoutes: FastifyPluginAsyncTypebox<{ pricing: PricingService }> = async (
+  app,
+  { pricing },
+) => {
+  const calculator = createCalculator(pricing);
+  const price = { scope: 'price' as const };
+  const admin = { scope: 'admin' as const };
+  const tags = ['Price'];
+  const v2 = {
+    tags,
+    response: { 200: PriceResultV2Schema, ...problemResponses(400), ...authErrors },
+  };
+
+  app.post(
+    '/v2/PriceCalculator',
+    {
+      config: price,
+      schema: {
+        ...v2,
+        summary: 'Domestic price (v2)',
+        description:
+          'Prices a domestic shipment on the tariff in force on `pickup_date`. At least one of `volume_d3`, `weight`, `number_of_load_meters`, `number_of_pallet_spaces` must be given. Amounts are NOK excluding VAT.',
+        body: PriceRequestV2Schema,
+      },
+    },
+    async (request) => calculator.v2(request.account, request.body),
+  );
+
+  app.get(
+    '/v2/PriceCalculator',
+    {
+      config: price,
+      preValidation: groupQuery,
+      schema: {
+        ...v2,
+        summary: 'Domestic price (v2, query parameters)',
+        description:
+          'The same as `POST /v2/PriceCalculator` with the body’s names as query parameters; `service` repeats (`?service=16&service=35`); parcels as `parcels[0].weight=12&parcels[0].length=60…`.',
+        querystring: PriceRequestV2Schema,
+      },
+    },
+    async (request) => calculator.v2(request.account, request.query),
+  );
+
+  app.get(
+    '/v3/Calculate/',
+    {
+      config: price,
+      preValidation: groupQuery,
+      schema: {
+        tags,
+        summary: 'Domestic price (v3)',
+        description:
+          'Prices a domestic shipment. `VolumeD3` and `Weight` at most 99999. `PaymentCode` `M`/`F` prices on the agreement of `PayerCustomerNr`, which the key must be able to act for. Amounts are NOK excluding VAT.',
+        querystring: PriceRequestV3Schema,
+        response: { 200: PriceResultV3Schema, ...problemResponses(400), ...authErrors },
+      },
+    },
+    async (request) => calculator.v3(request.account, request.query),
+  );
+
+  app.get(
+    '/v2/europe/price',
+    {
+      config: price,
+      schema: {
+        tags,
+        summary: 'International price',
+        description:
+          'Prices an international shipment by country zone and chargeable weight (m³ × 333 kg) on the EUR tariff, converted to `Currency` with the exchange rates in force. When no price exists the answer is 200 with `Error` set and the price fields null.',
+        querystring: EuropePriceQuerySchema,
+        response: { 200: EuropePriceResultSchema, ...problemResponses(400), ...authErrors },
+      },
+    },
+    async (request) => calculator.europe(request.account, request.query),
+  );
+
+  const adminTags = ['Administration'];
+  app.put(
+    '/admin/tariffs',
+    {
+      config: admin,
+      schema: {
+        tags: adminTags,
+        summary: 'Load a tariff version',
+        description:
+          'Validates a tariff document (docs/tariffs.md) and loads it; a version with the same `ValidFrom` is replaced. A broken tariff is rejected whole with a 400 naming every broken field.',
+        body: TariffDocumentSchema,
+        response: { 200: TariffSummarySchema, ...problemResponses(400), ...authErrors },
+      },
+    },
+    async (request) => pricing.putTariff(request.body),
+  );
+
+  app.get(
+    '/admin/tariffs',
+    {
+      config: admin,
+      schema: {
+        tags: adminTags,
+        summary: 'List the tariff versions',
+        response: { 200: Type.Array(TariffSummarySchema), ...authErrors },
+      },
+    },
+    async () => pricing.listTariffs(),
+  );
+
+  app.get(
+    '/admin/tariffs/:validFrom',
+    {
+      config: admin,
+      schema: {
+        tags: adminTags,
+        summary: 'Read a tariff version as loaded',
+        params: ValidFromParams,
+        response: { 200: TariffDocumentSchema, ...problemResponses(400, 404), ...authErrors },
+      },
+    },
+    async (request) => pricing.getTariff(request.params.validFrom),
+  );
+
+  app.delete(
+    '/admin/tariffs/:validFrom',
+    {
+      config: admin,
+      schema: {
+        tags: adminTags,
+        summary: 'Withdraw a tariff version',
+        description:
+          'Removes a version (for example a future one loaded by mistake); the last version stays.',
+        params: ValidFromParams,
+        response: { 204: Type.Null(), ...problemResponses(400, 404, 409), ...authErrors },
+      },
+    },
+    async (request, reply) => {
+      await pricing.deleteTariff(request.params.validFrom);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.put(
+    '/admin/exchange-rates',
+    {
+      config: admin,
+      schema: {
+        tags: adminTags,
+        summary: 'Load an exchange-rate table',
+        description:
+          'Units of each currency per 1 EUR, in force from `ValidFrom` until the next table; a table with the same `ValidFrom` is replaced.',
+        body: ExchangeRateTableSchema,
+        response: { 200: ExchangeRateSummarySchema, ...problemResponses(400), ...authErrors },
+      },
+    },
+    async (request) => pricing.putExchangeRates(request.body),
+  );
+
+  app.get(
+    '/admin/exchange-rates',
+    {
+      config: admin,
+      schema: {
+        tags: adminTags,
+        summary: 'List the exchange-rate tables',
+        response: { 200: Type.Array(ExchangeRateSummarySchema), ...authErrors },
+      },
+    },
+    async () => pricing.listExchangeRates(),
+  );
+};

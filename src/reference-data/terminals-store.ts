@@ -1,0 +1,61 @@
+import { asc, sql } from 'drizzle-orm';
+import type { DbOrTx } from '../db/client';
+import { postalCodes } from './tables';
+import type { RoutingData } from './terminals-files';
+import { assignTerminals } from './terminals-routing';
+import { terminalOverrides, terminals, transitDays } from './terminals-tables';
+
+/** Makes the routing tables equal `data` (call inside a transaction). */
+export async function writeRouting(tx: DbOrTx, data: RoutingData): Promise<void> {
+  await tx.delete(transitDays);
+  await tx.delete(terminalOverrides);
+  await tx.delete(terminals);
+  if (data.terminals.length > 0) await tx.insert(terminals).values(data.terminals);
+  for (let i = 0; i < data.transitDays.length; i += 1000) {
+    await tx.insert(transitDays).values(data.transitDays.slice(i, i + 1000));
+  }
+  if (data.overrides.length > 0) await tx.insert(terminalOverrides).values(data.overrides);
+}
+
+export async function readRouting(db: DbOrTx): Promise<RoutingData> {
+  const [t, d, o] = await Promise.all([
+    db.select().from(terminals).orderBy(asc(terminals.code)),
+    db.select().from(transitDays),
+    db.select().from(terminalOverrides).orderBy(asc(terminalOverrides.postalCode)),
+  ]);
+  return { terminals: t, transitDays: d, overrides: o };
+}
+
+/**
+ * Sets `postal_codes.terminal` of every postal code from the stored terminals and overrides
+ * (nearest terminal by great-circle distance unless overridden). Runs after any change to the
+ * register or the routing data, in the same transaction; writes only the codes that change.
+ * Returns how many codes changed.
+ */
+export async function assignPostalCodeTerminals(tx: DbOrTx): Promise<number> {
+  const [codes, list, overrides] = await Promise.all([
+    tx
+      .select({
+        postalCode: postalCodes.postalCode,
+        municipalityCode: postalCodes.municipalityCode,
+        lat: postalCodes.lat,
+        lon: postalCodes.lon,
+        terminal: postalCodes.terminal,
+      })
+      .from(postalCodes),
+    tx.select().from(terminals),
+    tx.select().from(terminalOverrides),
+  ]);
+  const assigned = assignTerminals(codes, list, new Map(overrides.map((o) => [o.postalCode, o.terminal])));
+  const changed = codes.filter((c) => (assigned.get(c.postalCode) ?? null) !== c.terminal);
+  if (changed.length === 0) return 0;
+  // One statement for the whole set (a JSON document is one parameter on both drivers).
+  const rows = JSON.stringify(
+    changed.map((c) => ({ code: c.postalCode, terminal: assigned.get(c.postalCode) ?? null })),
+  );
+  await tx.execute(sql`
+    update postal_codes p set terminal = v.terminal
+    from json_to_recordset(${rows}::json) as v(code text, terminal text)
+    where p.postal_code = v.code`);
+  return changed.length;
+}

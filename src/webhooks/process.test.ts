@@ -1,0 +1,179 @@
+// The real processes: `npm run worker` alone, and the worker inside `npm start`. Each runs against
+// the database of the project (a PGlite data directory, or the PostgreSQL test database).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { createTestDatabase } from '../../test/helpers';
+import { type Database, openDatabase } from '../db/client';
+import { emitEvents } from '../events/outbox';
+import { insertWebhook, type Receiver, startReceiver, urlOfDatabase } from './test-support';
+
+const onPostgres = process.env.KOLLI_TEST_DB === 'postgres';
+const ADMIN_KEY = 'process-admin-key-0123456789abcdef';
+const dataDir = mkdtempSync(join(tmpdir(), 'kolli-webhook-process-'));
+let databaseUrl = '';
+let receiver: Receiver;
+let failFirst = false;
+
+/** Opens the database the spawned process will use (PGlite allows one process at a time). */
+async function withDatabase<T>(work: (database: Database) => Promise<T>): Promise<T> {
+  const database = onPostgres
+    ? await openDatabase({ url: databaseUrl, dataDir: null, poolSize: 2 })
+    : await openDatabase({ url: null, dataDir });
+  try {
+    return await work(database);
+  } finally {
+    await database.close();
+  }
+}
+
+let testDatabase: (Database & { dispose(): Promise<void> }) | null = null;
+
+beforeAll(async () => {
+  receiver = await startReceiver((_, i) => ({ status: failFirst && i === 0 ? 500 : 200 }));
+  if (onPostgres) {
+    testDatabase = await createTestDatabase();
+    databaseUrl = await urlOfDatabase(testDatabase.db);
+  } else {
+    await withDatabase((database) => database.migrate());
+  }
+});
+afterAll(async () => {
+  await receiver?.close();
+  await testDatabase?.dispose();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+interface Running {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | string | null>;
+}
+
+function run(script: 'start' | 'worker', env: Record<string, string>): Running {
+  let output = '';
+  const child = spawn('npm', ['run', script], {
+    cwd: process.cwd(),
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      KOLLI_DATA_DIR: dataDir,
+      KOLLI_WEBHOOK_ALLOW_PRIVATE: '1',
+      KOLLI_ADMIN_KEY: ADMIN_KEY,
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (d) => {
+    output += d;
+  });
+  child.stderr?.on('data', (d) => {
+    output += d;
+  });
+  const exited = new Promise<number | string | null>((resolve) =>
+    child.on('exit', (code, signal) => resolve(code ?? signal)),
+  );
+  return { child, output: () => output, exited };
+}
+
+/** SIGTERM to the process group (npm and node), as a process manager does. */
+async function stop(running: Running): Promise<number | string | null> {
+  if (running.child.pid) process.kill(-running.child.pid, 'SIGTERM');
+  return running.exited;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+test('npm run worker alone delivers what was stored before it started, and stops on SIGTERM', async () => {
+  const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+  await withDatabase(async (database) => {
+    await insertWebhook(database.db, { customerNr: '6001', url: `${receiver.url}/worker`, secret });
+    await database.db.transaction((tx) =>
+      emitEvents(tx, [
+        { type: 'shipment.published', customerNr: '6001', shipmentId: 'PW1', parcelIds: ['PW1-1'] },
+      ]),
+    );
+  });
+  const worker = run('worker', {});
+  try {
+    await receiver.waitFor(1, 40_000);
+  } catch (err) {
+    throw new Error(`${err}\n${worker.output()}`);
+  } finally {
+    expect(await stop(worker)).toSatisfy((code) => code === 0 || code === 'SIGTERM');
+  }
+  const [got] = receiver.received;
+  if (!got) throw new Error('nothing received');
+  expect(new Webhook(secret).verify(got.body, got.headers as Record<string, string>)).toMatchObject({
+    type: 'shipment.published',
+    data: { ShipmentId: 'PW1' },
+  });
+  expect(worker.output()).toContain('webhook worker started');
+}, 60_000);
+
+test('npm start runs the worker: a failed test message is retried about 5 s later', async () => {
+  receiver.received.length = 0;
+  failFirst = true;
+  const port = await freePort();
+  const server = run('start', { PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' });
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    const deadline = Date.now() + 90_000;
+    for (;;) {
+      try {
+        if ((await fetch(`${base}/readyz`)).ok) break;
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() > deadline) throw new Error(`server did not start:\n${server.output()}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const headers = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
+    await fetch(`${base}/admin/customers`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ CustomerNr: '6002', Name: 'Process AS' }),
+    });
+    const created = await fetch(`${base}/v1/Webhooks`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        eventValue: '6002',
+        eventValueType: 3,
+        url: `${receiver.url}/start`,
+        secret: 's',
+      }),
+    });
+    expect(created.status).toBe(201);
+    const { uuid } = (await created.json()) as { uuid: string };
+    const tested = await fetch(`${base}/v1/Webhooks/${uuid}/test`, {
+      method: 'POST',
+      headers: { authorization: headers.authorization },
+    });
+    expect(await tested.json()).toMatchObject({ succeeded: false, statusCode: 500 });
+    const [first, second] = await receiver.waitFor(2, 15_000);
+    expect(second?.headers['webhook-id']).toBe(first?.headers['webhook-id']);
+    const gap = (second?.at ?? 0) - (first?.at ?? 0);
+    expect(gap).toBeGreaterThanOrEqual(4400);
+    expect(gap).toBeLessThan(9000);
+  } finally {
+    failFirst = false;
+    expect(await stop(server)).toSatisfy((code) => code === 0 || code === 'SIGTERM');
+  }
+}, 120_000);

@@ -1,0 +1,257 @@
+import { randomUUID } from 'node:crypto';
+import { type Account, assertCanActFor, canActFor, isAdmin } from '../auth/access';
+import type { Db } from '../db/client';
+import { DomainError, notFound, Violations } from '../lib/errors';
+import { createDeliveryEngine, type DeliveryEngine } from './delivery';
+import { checkCustomHeaders } from './headers';
+import type { DeliveriesResponse, TestResult, WebhookRecord, WebhookRequest } from './schemas';
+import { secretProblem } from './signing';
+import { createWebhookStore, type WebhookRow } from './store';
+import { addMonths, formatWithOffset, parseDateTime } from './times';
+import { type Lookup, urlProblem } from './url-guard';
+
+export interface WebhookDeps {
+  db: Db;
+  /** KOLLI_WEBHOOK_ALLOW_PRIVATE: loopback and private targets (and http on loopback) are allowed. */
+  allowPrivate: boolean;
+  /** Tells which customer numbers exist (an admin may register for any existing customer). */
+  customers: { existing(customerNrs: string[]): Promise<Set<string>> };
+  clock?: () => Date;
+  /** The delivery engine shared with the worker; built from `db`, `allowPrivate` and `clock` when absent. */
+  engine?: DeliveryEngine;
+  /** DNS resolution for the registration-time address check (tests replace it). */
+  lookup?: Lookup;
+}
+
+/** eventValueType: what `eventValue` names. */
+export const EVENT_VALUE_TYPE = { parcel: 1, shipment: 2, customer: 3 } as const;
+
+const DEFAULT_LIFETIME_MONTHS = 2;
+
+const stamp = (d: Date | null) => (d ? formatWithOffset(d) : null);
+
+/** The spec's webhook record. */
+export const recordOf = (w: WebhookRow): WebhookRecord => ({
+  uuid: w.id,
+  eventValue: w.eventValue,
+  eventValueType: w.eventValueType,
+  url: w.url,
+  customHeaders: w.customHeaders,
+  secret: w.secret,
+  expires: formatWithOffset(w.expires),
+});
+
+export type WebhookService = ReturnType<typeof createWebhookService>;
+
+/** Registrations (`/v1/Webhooks`), their delivery history and test messages. */
+export function createWebhookService(deps: WebhookDeps) {
+  const { db, allowPrivate, customers } = deps;
+  const clock = deps.clock ?? (() => new Date());
+  const engine = deps.engine ?? createDeliveryEngine({ db, allowPrivate, clock });
+  const store = createWebhookStore(db);
+
+  /** A registration the caller may see; unknown and foreign ones are both 404. */
+  async function visible(account: Account, id: string): Promise<WebhookRow> {
+    const row = await store.get(id.toLowerCase());
+    if (!row || !canActFor(account, row.customerNr)) throw notFound(`Webhook ${id}`);
+    return row;
+  }
+
+  /**
+   * The customer behind `eventValue`. A customer number the key may not act for is a 403 (the
+   * request names it); a shipment or parcel of another customer is reported exactly like an unknown
+   * one, so a key learns nothing about other customers' numbers.
+   */
+  async function ownerOf(account: Account, body: WebhookRequest, v: Violations): Promise<string | null> {
+    const { eventValue: value, eventValueType: type } = body;
+    if (type === EVENT_VALUE_TYPE.customer) {
+      if (!/^[0-9]{1,10}$/.test(value)) {
+        v.add('eventValue', 'With eventValueType 3 the eventValue field must be a customer number (digits).');
+        return null;
+      }
+      assertCanActFor(account, value);
+      if (!(await customers.existing([value])).has(value)) {
+        v.add('eventValue', `Customer number ${value} does not exist.`);
+        return null;
+      }
+      return value;
+    }
+    if (type === EVENT_VALUE_TYPE.shipment || type === EVENT_VALUE_TYPE.parcel) {
+      const shipment = type === EVENT_VALUE_TYPE.shipment;
+      const owner = shipment ? await store.shipmentOwner(value) : await store.parcelOwner(value);
+      if (owner === null || !canActFor(account, owner)) {
+        v.add(
+          'eventValue',
+          `No ${shipment ? 'shipment' : 'parcel'} ${value} was found among the shipments this key may act for.`,
+        );
+        return null;
+      }
+      return owner;
+    }
+    v.add(
+      'eventValueType',
+      'The eventValueType field must be 1 (parcel number), 2 (shipment id) or 3 (customer number).',
+    );
+    return null;
+  }
+
+  /** Every rule of a create or replace request, all reported together; the values to store. */
+  async function checked(account: Account, body: WebhookRequest) {
+    const now = clock();
+    const v = new Violations();
+    const customerNr = await ownerOf(account, body, v);
+
+    const urlIssue = await urlProblem(body.url, { allowPrivate, lookup: deps.lookup });
+    if (urlIssue) v.add('url', urlIssue);
+
+    const secretIssue = secretProblem(body.secret);
+    if (secretIssue) v.add('secret', secretIssue);
+
+    const headers = checkCustomHeaders(body.customHeaders);
+    if (!headers.ok) for (const p of headers.problems) v.add('customHeaders', p);
+
+    let expires = addMonths(now, DEFAULT_LIFETIME_MONTHS);
+    if (body.expires !== undefined && body.expires !== null) {
+      const parsed = parseDateTime(body.expires);
+      if (!parsed) {
+        v.add(
+          'expires',
+          'The expires field must be a date and time (ISO 8601), such as 2027-01-23T10:15:00+01:00.',
+        );
+      } else if (parsed.getTime() <= now.getTime()) {
+        v.add('expires', 'The expires field must be in the future.');
+      } else {
+        expires = parsed;
+      }
+    }
+    v.throwIfAny();
+    if (customerNr === null || !headers.ok) throw new Error('validated request without owner'); // unreachable
+    return {
+      customerNr,
+      eventValue: body.eventValue,
+      eventValueType: body.eventValueType,
+      url: body.url,
+      secret: body.secret,
+      customHeaders: headers.text,
+      expires,
+    };
+  }
+
+  return {
+    /** Shared with the worker loop, so test messages and deliveries use one client and one guard. */
+    engine,
+
+    /** `POST /v1/Webhooks`. */
+    async create(account: Account, body: WebhookRequest): Promise<WebhookRecord> {
+      const values = await checked(account, body);
+      // createdAt is the database's time, as the outbox rows' is: a registration hears the events
+      // written after it.
+      const row = await store.insert({ id: randomUUID(), ...values, createdByKey: account.keyId });
+      return recordOf(row);
+    },
+
+    /** `GET /v1/Webhooks/{webhookId}`. */
+    async get(account: Account, id: string): Promise<WebhookRecord> {
+      return recordOf(await visible(account, id));
+    },
+
+    /** `GET /v1/Webhooks`: the registrations of every customer the key may act for, oldest first. */
+    async list(account: Account, page: { limit?: number; offset?: number } = {}): Promise<WebhookRecord[]> {
+      const rows = await store.list(
+        isAdmin(account) ? null : [...account.customerNrs],
+        page.limit ?? 1000,
+        page.offset ?? 0,
+      );
+      return rows.map(recordOf);
+    },
+
+    /**
+     * `PUT /v1/Webhooks/{webhookId}`: replaces the registration (an absent `expires` renews it for two
+     * months) and enables it again if it was disabled.
+     */
+    async replace(account: Account, id: string, body: WebhookRequest): Promise<WebhookRecord> {
+      const existing = await visible(account, id);
+      const values = await checked(account, body);
+      const row = await store.replace(existing.id, {
+        ...values,
+        enabled: true,
+        disabledAt: null,
+        disabledReason: null,
+        failingSince: null,
+        updatedAt: clock(),
+      });
+      if (!row) throw notFound(`Webhook ${id}`);
+      return recordOf(row);
+    },
+
+    /** `DELETE /v1/Webhooks/{webhookId}`: the registration and its delivery history. */
+    async remove(account: Account, id: string): Promise<void> {
+      const existing = await visible(account, id);
+      if (!(await store.remove(existing.id))) throw notFound(`Webhook ${id}`);
+    },
+
+    /** `GET /v1/Webhooks/{webhookId}/deliveries`: the newest deliveries with every attempt. */
+    async deliveries(account: Account, id: string, limit = 50): Promise<DeliveriesResponse> {
+      const w = await visible(account, id);
+      const rows = await store.deliveries(w.id, limit);
+      return {
+        webhookId: w.id,
+        enabled: w.enabled,
+        disabledAt: stamp(w.disabledAt),
+        disabledReason: w.disabledReason,
+        failingSince: stamp(w.failingSince),
+        deliveries: rows.map(({ delivery: d, attempts }) => ({
+          id: d.id,
+          type: d.type,
+          status: d.status as 'pending' | 'succeeded' | 'failed',
+          createdAt: formatWithOffset(d.createdAt),
+          nextAttemptAt: d.status === 'pending' ? stamp(d.nextAttemptAt) : null,
+          completedAt: stamp(d.completedAt),
+          lastStatusCode: d.lastStatusCode,
+          lastError: d.lastError,
+          payload: d.body,
+          attempts: attempts.map((a) => ({
+            attempt: a.attempt,
+            startedAt: formatWithOffset(a.startedAt),
+            durationMs: a.durationMs,
+            statusCode: a.statusCode,
+            error: a.error,
+            succeeded: a.succeeded,
+            responseBody: a.responseBody,
+            nextAttemptAt: stamp(a.nextAttemptAt),
+          })),
+        })),
+      };
+    },
+
+    /**
+     * `POST /v1/Webhooks/{webhookId}/test`: sends a signed `webhook.test` message now and answers
+     * with the outcome. A failed test message is retried like any delivery.
+     */
+    async test(account: Account, id: string): Promise<TestResult> {
+      const w = await visible(account, id);
+      if (w.expires.getTime() <= clock().getTime()) {
+        throw new DomainError(
+          'conflict',
+          'webhook_expired',
+          `The webhook expired at ${formatWithOffset(w.expires)}; renew it with PUT /v1/Webhooks/${w.id}.`,
+        );
+      }
+      const outcome = await engine.attempt(await engine.claimTest(w));
+      return {
+        deliveryId: outcome.deliveryId,
+        type: 'webhook.test',
+        succeeded: outcome.succeeded,
+        statusCode: outcome.statusCode,
+        error: outcome.error,
+        durationMs: outcome.durationMs,
+        nextAttemptAt: stamp(outcome.nextAttemptAt),
+      };
+    },
+
+    /** Closes the delivery engine's connections. */
+    close(): void {
+      engine.close();
+    },
+  };
+}

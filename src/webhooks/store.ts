@@ -1,0 +1,102 @@
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
+import { parcels, shipments } from '../booking/tables';
+import type { Db } from '../db/client';
+import { webhookAttempts, webhookDeliveries, webhooks } from './tables';
+
+export type WebhookRow = typeof webhooks.$inferSelect;
+export type NewWebhook = typeof webhooks.$inferInsert;
+export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+export type AttemptRow = typeof webhookAttempts.$inferSelect;
+
+export type WebhookStore = ReturnType<typeof createWebhookStore>;
+
+/** Drizzle queries of the webhook registrations and their delivery history. */
+export function createWebhookStore(db: Db) {
+  return {
+    async insert(row: NewWebhook): Promise<WebhookRow> {
+      const [created] = await db.insert(webhooks).values(row).returning();
+      if (!created) throw new Error('webhook insert returned no row');
+      return created;
+    },
+
+    async get(id: string): Promise<WebhookRow | null> {
+      const [row] = await db.select().from(webhooks).where(eq(webhooks.id, id));
+      return row ?? null;
+    },
+
+    /** Registrations of the given customers (every customer's when `customerNrs` is null). */
+    list(customerNrs: readonly string[] | null, limit: number, offset: number): Promise<WebhookRow[]> {
+      const query = db.select().from(webhooks);
+      const filtered =
+        customerNrs === null ? query : query.where(inArray(webhooks.customerNr, [...customerNrs]));
+      return filtered.orderBy(asc(webhooks.createdAt), asc(webhooks.id)).limit(limit).offset(offset);
+    },
+
+    async replace(id: string, values: Partial<NewWebhook>): Promise<WebhookRow | null> {
+      const [row] = await db.update(webhooks).set(values).where(eq(webhooks.id, id)).returning();
+      return row ?? null;
+    },
+
+    async remove(id: string): Promise<boolean> {
+      const removed = await db.delete(webhooks).where(eq(webhooks.id, id)).returning({ id: webhooks.id });
+      return removed.length > 0;
+    },
+
+    /**
+     * The customer a shipment belongs to, or null when there is no such shipment (or it was
+     * cancelled). Reads the booking tables directly: one indexed lookup, no booking rules involved.
+     */
+    async shipmentOwner(shipmentId: string): Promise<string | null> {
+      const [row] = await db
+        .select({ customerNr: shipments.customerNr })
+        .from(shipments)
+        .where(and(eq(shipments.id, shipmentId), sql`${shipments.cancelledAt} is null`));
+      return row?.customerNr ?? null;
+    },
+
+    /** The customer behind a parcel number (through its shipment), or null; see `shipmentOwner`. */
+    async parcelOwner(parcelId: string): Promise<string | null> {
+      const [row] = await db
+        .select({ customerNr: shipments.customerNr })
+        .from(parcels)
+        .innerJoin(shipments, eq(shipments.id, parcels.shipmentId))
+        .where(and(eq(parcels.parcelId, parcelId), sql`${shipments.cancelledAt} is null`));
+      return row?.customerNr ?? null;
+    },
+
+    /** The newest deliveries of a registration with all their attempts, oldest attempt first. */
+    async deliveries(
+      webhookId: string,
+      limit: number,
+    ): Promise<{ delivery: DeliveryRow; attempts: AttemptRow[] }[]> {
+      const rows = await db
+        .select()
+        .from(webhookDeliveries)
+        .where(eq(webhookDeliveries.webhookId, webhookId))
+        .orderBy(
+          desc(webhookDeliveries.createdAt),
+          desc(webhookDeliveries.eventId),
+          desc(webhookDeliveries.id),
+        )
+        .limit(limit);
+      if (rows.length === 0) return [];
+      const attempts = await db
+        .select()
+        .from(webhookAttempts)
+        .where(
+          inArray(
+            webhookAttempts.deliveryId,
+            rows.map((r) => r.id),
+          ),
+        )
+        .orderBy(asc(webhookAttempts.id));
+      const byDelivery = new Map<string, AttemptRow[]>();
+      for (const a of attempts) {
+        const list = byDelivery.get(a.deliveryId) ?? [];
+        list.push(a);
+        byDelivery.set(a.deliveryId, list);
+      }
+      return rows.map((delivery) => ({ delivery, attempts: byDelivery.get(delivery.id) ?? [] }));
+    },
+  };
+}

@@ -1,0 +1,47 @@
+// `npm run worker`: the webhook delivery worker without the HTTP server. Run any number of these
+// (and servers with KOLLI_WEBHOOK_WORKER=0) against one PostgreSQL; they share the work.
+import closeWithGrace from 'close-with-grace';
+import { loadConfig } from './config';
+import { openConfiguredDatabase } from './prepare';
+import { createDeliveryEngine } from './webhooks/delivery';
+import { startWebhookWorker, type WorkerLog, workerSettings } from './webhooks/worker';
+
+const LEVELS = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: 100 } as const;
+
+/** JSON lines on stdout in pino's shape (level, time, msg), like the server's log. */
+function jsonLog(level: keyof typeof LEVELS): WorkerLog {
+  const threshold = LEVELS[level];
+  const write = (n: number) => (obj: object, msg: string) => {
+    if (n < threshold) return;
+    const fields: Record<string, unknown> = { ...obj };
+    const err = fields.err;
+    if (err instanceof Error) fields.err = { type: err.name, message: err.message, stack: err.stack };
+    process.stdout.write(
+      `${JSON.stringify({ level: n, time: Date.now(), name: 'webhook-worker', ...fields, msg })}\n`,
+    );
+  };
+  return { info: write(LEVELS.info), warn: write(LEVELS.warn), error: write(LEVELS.error) };
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const log = jsonLog(config.logLevel);
+  const database = await openConfiguredDatabase(config);
+  // Safe beside servers starting at the same time (migrations take an advisory lock).
+  await database.migrate();
+  const engine = createDeliveryEngine({ db: database.db, allowPrivate: config.webhookAllowPrivate });
+  const worker = startWebhookWorker({ engine, ...workerSettings(config, database), log });
+  log.info({ owner: engine.owner, database: database.kind }, 'webhook worker started');
+  closeWithGrace({ delay: 10_000 }, async ({ err, signal }) => {
+    if (err) log.error({ err }, 'webhook worker stopping after an error');
+    else log.info({ signal }, 'webhook worker stopping');
+    await worker.stop(8_000);
+    engine.close();
+    await database.close();
+  });
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});
