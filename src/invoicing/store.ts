@@ -96,7 +96,10 @@ export function createInvoicingStore(db: DbOrTx) {
       const result = await db.execute(sql`
         select s.id, s.customer_nr, s.recipient_shall_pay, s.recipient_customer_id, s.payer_customer_id,
                s.product_code, s.services, s.unit_code, s.sender_reference, s.addresses,
-               s.pickup_date::text as pickup_date, s.delivery_date::text as delivery_date, s.price,
+               s.pickup_date::text as pickup_date, s.price,
+               -- The actual delivery (first Delivered scan, Oslo date) when there is one, else the planned date.
+               coalesce((select (min(time) at time zone 'Europe/Oslo')::date from scan_events
+                         where shipment_id = s.id and event_type = 'Delivered'), s.delivery_date)::text as delivery_date,
                p.parcel_count, p.weight_g, p.volume_cm3, k.pickup_days, k.picked_parcels
         from shipments s
         cross join lateral (
