@@ -4,10 +4,9 @@ import type { Catalog } from './schemas';
 import { catalogProducts, catalogServices } from './tables';
 
 export async function readCatalog(db: DbOrTx): Promise<Catalog> {
-  const [products, services] = await Promise.all([
-    db.select().from(catalogProducts).orderBy(asc(catalogProducts.position)),
-    db.select().from(catalogServices).orderBy(asc(catalogServices.position)),
-  ]);
+  // One query after the other: `db` may be a transaction, whose one connection takes one query at a time.
+  const products = await db.select().from(catalogProducts).orderBy(asc(catalogProducts.position));
+  const services = await db.select().from(catalogServices).orderBy(asc(catalogServices.position));
   return { Products: products.map((p) => p.definition), Services: services.map((s) => s.definition) };
 }
 

@@ -18,11 +18,10 @@ export async function writeRouting(tx: DbOrTx, data: RoutingData): Promise<void>
 }
 
 export async function readRouting(db: DbOrTx): Promise<RoutingData> {
-  const [t, d, o] = await Promise.all([
-    db.select().from(terminals).orderBy(asc(terminals.code)),
-    db.select().from(transitDays),
-    db.select().from(terminalOverrides).orderBy(asc(terminalOverrides.postalCode)),
-  ]);
+  // One query after the other: `db` may be a transaction, whose one connection takes one query at a time.
+  const t = await db.select().from(terminals).orderBy(asc(terminals.code));
+  const d = await db.select().from(transitDays);
+  const o = await db.select().from(terminalOverrides).orderBy(asc(terminalOverrides.postalCode));
   return { terminals: t, transitDays: d, overrides: o };
 }
 
@@ -33,19 +32,17 @@ export async function readRouting(db: DbOrTx): Promise<RoutingData> {
  * Returns how many codes changed.
  */
 export async function assignPostalCodeTerminals(tx: DbOrTx): Promise<number> {
-  const [codes, list, overrides] = await Promise.all([
-    tx
-      .select({
-        postalCode: postalCodes.postalCode,
-        municipalityCode: postalCodes.municipalityCode,
-        lat: postalCodes.lat,
-        lon: postalCodes.lon,
-        terminal: postalCodes.terminal,
-      })
-      .from(postalCodes),
-    tx.select().from(terminals),
-    tx.select().from(terminalOverrides),
-  ]);
+  const codes = await tx
+    .select({
+      postalCode: postalCodes.postalCode,
+      municipalityCode: postalCodes.municipalityCode,
+      lat: postalCodes.lat,
+      lon: postalCodes.lon,
+      terminal: postalCodes.terminal,
+    })
+    .from(postalCodes);
+  const list = await tx.select().from(terminals);
+  const overrides = await tx.select().from(terminalOverrides);
   const assigned = assignTerminals(codes, list, new Map(overrides.map((o) => [o.postalCode, o.terminal])));
   const changed = codes.filter((c) => (assigned.get(c.postalCode) ?? null) !== c.terminal);
   if (changed.length === 0) return 0;
