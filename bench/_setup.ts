@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp, createServices } from '../src/app';
+import type { Scope } from '../src/auth/access';
 import { loadConfig } from '../src/config';
 import { openDatabase } from '../src/db/client';
 import { prepareDatabase } from '../src/prepare';
@@ -10,7 +11,7 @@ import { prepareDatabase } from '../src/prepare';
  * A server for a benchmark: on PostgreSQL when DATABASE_URL is set (use an empty scratch database),
  * else on a fresh embedded database in a temporary directory. Returns a key for customer 1000.
  */
-export async function benchServer(scopes: ('booking' | 'shipments' | 'price')[]) {
+export async function benchServer(scopes: Scope[]) {
   const dataDir = mkdtempSync(join(tmpdir(), 'kolli-bench-'));
   const config = loadConfig({
     ...process.env,

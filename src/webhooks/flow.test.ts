@@ -28,113 +28,105 @@ interface Delivered {
   data: Record<string, unknown>;
 }
 
-// On PGlite (one connection) publishing currently waits forever: booking prices inside its
-// transaction with lookups on the pool (pricing offers `prepareShipment` for this). Until booking
-// prepares before its transaction, this flow runs on PostgreSQL only.
-const publishingWorksHere = process.env.KOLLI_TEST_DB === 'postgres';
+test('booking, scans and invoicing reach the registrations of the parcel, the shipment and the customer', async () => {
+  const key = await ctx.keyFor({ customerNrs: ['1000'], scopes: ['booking', 'webhooks', 'shipments'] });
+  const opsKey = await ctx.keyFor({ customerNrs: ['1000'], scopes: ['ops'] });
+  const inject = (method: 'POST' | 'PUT', url: string, payload: object, k = key) =>
+    ctx.app.inject({ method, url, headers: bearer(k), payload });
 
-test.skipIf(!publishingWorksHere)(
-  'booking, scans and invoicing reach the registrations of the parcel, the shipment and the customer',
-  async () => {
-    const key = await ctx.keyFor({ customerNrs: ['1000'], scopes: ['booking', 'webhooks', 'shipments'] });
-    const opsKey = await ctx.keyFor({ customerNrs: ['1000'], scopes: ['ops'] });
-    const inject = (method: 'POST' | 'PUT', url: string, payload: object, k = key) =>
-      ctx.app.inject({ method, url, headers: bearer(k), payload });
+  const shipment = {
+    ShipmentStatus: 'Draft',
+    CustomerId: '1000',
+    ProductCode: '43',
+    DeliveryType: 1,
+    PickupCompanyName: 'Demo Kunde AS',
+    PickupAddress: 'Karl Johans gate 1',
+    PickupZip: '0154',
+    PickupPlace: 'OSLO',
+    RecipientCompanyName: 'Fjord Frakt AS',
+    RecipientAddress: 'Bryggen 1',
+    RecipientZip: '5003',
+    RecipientPlace: 'BERGEN',
+    Parcels: [{ Weight: 12.5 }, { Weight: 3 }],
+  };
+  const draft = await inject('POST', '/Shipment/Update', shipment);
+  expect(draft.statusCode, draft.body).toBe(201);
+  const { ShipmentId, ParcelIds } = json<{ ShipmentId: string; ParcelIds: string[] }>(draft);
+  const [first, second] = ParcelIds;
 
-    const shipment = {
-      ShipmentStatus: 'Draft',
-      CustomerId: '1000',
-      ProductCode: '43',
-      DeliveryType: 1,
-      PickupCompanyName: 'Demo Kunde AS',
-      PickupAddress: 'Karl Johans gate 1',
-      PickupZip: '0154',
-      PickupPlace: 'OSLO',
-      RecipientCompanyName: 'Fjord Frakt AS',
-      RecipientAddress: 'Bryggen 1',
-      RecipientZip: '5003',
-      RecipientPlace: 'BERGEN',
-      Parcels: [{ Weight: 12.5 }, { Weight: 3 }],
-    };
-    const draft = await inject('POST', '/Shipment/Update', shipment);
-    expect(draft.statusCode, draft.body).toBe(201);
-    const { ShipmentId, ParcelIds } = json<{ ShipmentId: string; ParcelIds: string[] }>(draft);
-    const [first, second] = ParcelIds;
-
-    for (const [eventValueType, eventValue, path] of [
-      [1, first, 'parcel'],
-      [2, ShipmentId, 'shipment'],
-      [3, '1000', 'customer'],
-    ] as const) {
-      const res = await inject('POST', '/v1/Webhooks', {
-        eventValue,
-        eventValueType,
-        url: `${receiver.url}/${path}`,
-        secret: SECRET,
-      });
-      expect(res.statusCode, res.body).toBe(201);
-    }
-
-    const published = await inject('POST', '/Shipment/Update', {
-      ...shipment,
-      ShipmentId,
-      ShipmentStatus: 'Published',
-      Parcels: ParcelIds.map((ParcelId) => ({ ParcelId })),
+  for (const [eventValueType, eventValue, path] of [
+    [1, first, 'parcel'],
+    [2, ShipmentId, 'shipment'],
+    [3, '1000', 'customer'],
+  ] as const) {
+    const res = await inject('POST', '/v1/Webhooks', {
+      eventValue,
+      eventValueType,
+      url: `${receiver.url}/${path}`,
+      secret: SECRET,
     });
-    expect(published.statusCode, published.body).toBe(200);
-    const scans = await inject(
-      'POST',
-      '/ops/scans',
-      {
-        Events: [
-          { EventId: 'e1', ParcelId: first, EventType: 'PickedUp', Time: '2026-11-23T09:30:00' },
-          { EventId: 'e2', ParcelId: second, EventType: 'PickedUp', Time: '2026-11-23T09:31:00' },
-          { EventId: 'e3', ParcelId: second, EventType: 'Delivered', Time: '2026-11-23T09:55:00' },
-        ],
-      },
-      opsKey,
-    );
-    expect(scans.statusCode, scans.body).toBe(200);
-    const run = await inject('POST', '/admin/invoicing/runs', { ToDate: '2026-11-23' }, ADMIN_KEY);
-    expect(run.statusCode, run.body).toBe(201);
+    expect(res.statusCode, res.body).toBe(201);
+  }
 
-    // The worker's work, done by hand: a real clock, since the receiver checks the signature's age.
-    const engine = createDeliveryEngine({ db: ctx.database.db, allowPrivate: true });
-    try {
-      await engine.fanOut();
-      for (;;) {
-        const claimed = await engine.claim(10);
-        if (claimed.length === 0) break;
-        await Promise.all(claimed.map((c) => engine.attempt(c)));
-      }
-    } finally {
-      engine.close();
+  const published = await inject('POST', '/Shipment/Update', {
+    ...shipment,
+    ShipmentId,
+    ShipmentStatus: 'Published',
+    Parcels: ParcelIds.map((ParcelId) => ({ ParcelId })),
+  });
+  expect(published.statusCode, published.body).toBe(200);
+  const scans = await inject(
+    'POST',
+    '/ops/scans',
+    {
+      Events: [
+        { EventId: 'e1', ParcelId: first, EventType: 'PickedUp', Time: '2026-11-23T09:30:00' },
+        { EventId: 'e2', ParcelId: second, EventType: 'PickedUp', Time: '2026-11-23T09:31:00' },
+        { EventId: 'e3', ParcelId: second, EventType: 'Delivered', Time: '2026-11-23T09:55:00' },
+      ],
+    },
+    opsKey,
+  );
+  expect(scans.statusCode, scans.body).toBe(200);
+  const run = await inject('POST', '/admin/invoicing/runs', { ToDate: '2026-11-23' }, ADMIN_KEY);
+  expect(run.statusCode, run.body).toBe(201);
+
+  // The worker's work, done by hand: a real clock, since the receiver checks the signature's age.
+  const engine = createDeliveryEngine({ db: ctx.database.db, allowPrivate: true });
+  try {
+    await engine.fanOut();
+    for (;;) {
+      const claimed = await engine.claim(10);
+      if (claimed.length === 0) break;
+      await Promise.all(claimed.map((c) => engine.attempt(c)));
     }
+  } finally {
+    engine.close();
+  }
 
-    const delivered: Delivered[] = receiver.received.map((r) => {
-      const body = new Webhook(SECRET).verify(r.body, r.headers as Record<string, string>) as Delivered;
-      return { path: r.path, type: body.type, data: body.data };
-    });
-    const typesAt = (path: string) => delivered.filter((d) => d.path === `/${path}`).map((d) => d.type);
+  const delivered: Delivered[] = receiver.received.map((r) => {
+    const body = new Webhook(SECRET).verify(r.body, r.headers as Record<string, string>) as Delivered;
+    return { path: r.path, type: body.type, data: body.data };
+  });
+  const typesAt = (path: string) => delivered.filter((d) => d.path === `/${path}`).map((d) => d.type);
 
-    // The customer's registration hears everything after it was created, the invoice included.
-    const customer = typesAt('customer');
-    expect(customer).toContain('shipment.published');
-    expect(customer.filter((t) => t === 'parcel.pickedup')).toHaveLength(2);
-    expect(customer).toContain('parcel.delivered');
-    expect(customer.at(-1)).toBe('invoice.issued');
-    // The shipment's: the same without the invoice.
-    expect(typesAt('shipment')).toEqual(customer.filter((t) => t !== 'invoice.issued'));
-    // The parcel's: its shipment's events and its own scan, not the other parcel's.
-    const parcel = delivered.filter((d) => d.path === '/parcel');
-    expect(parcel.map((d) => d.type)).toContain('shipment.published');
-    expect(parcel.filter((d) => d.type.startsWith('parcel.')).map((d) => d.data.ParcelId)).toEqual([first]);
-    // No registration heard the draft's creation: it happened before they existed.
-    expect(delivered.some((d) => d.type === 'shipment.created')).toBe(false);
+  // The customer's registration hears everything after it was created, the invoice included.
+  const customer = typesAt('customer');
+  expect(customer).toContain('shipment.published');
+  expect(customer.filter((t) => t === 'parcel.pickedup')).toHaveLength(2);
+  expect(customer).toContain('parcel.delivered');
+  expect(customer.at(-1)).toBe('invoice.issued');
+  // The shipment's: the same without the invoice.
+  expect(typesAt('shipment')).toEqual(customer.filter((t) => t !== 'invoice.issued'));
+  // The parcel's: its shipment's events and its own scan, not the other parcel's.
+  const parcel = delivered.filter((d) => d.path === '/parcel');
+  expect(parcel.map((d) => d.type)).toContain('shipment.published');
+  expect(parcel.filter((d) => d.type.startsWith('parcel.')).map((d) => d.data.ParcelId)).toEqual([first]);
+  // No registration heard the draft's creation: it happened before they existed.
+  expect(delivered.some((d) => d.type === 'shipment.created')).toBe(false);
 
-    const publishedEvent = delivered.find((d) => d.path === '/shipment' && d.type === 'shipment.published');
-    expect(publishedEvent?.data).toMatchObject({ CustomerNr: '1000', ShipmentId, ParcelIds });
-    const invoice = delivered.find((d) => d.type === 'invoice.issued');
-    expect(invoice?.data).toMatchObject({ CustomerNr: '1000', ShipmentIds: [ShipmentId] });
-  },
-);
+  const publishedEvent = delivered.find((d) => d.path === '/shipment' && d.type === 'shipment.published');
+  expect(publishedEvent?.data).toMatchObject({ CustomerNr: '1000', ShipmentId, ParcelIds });
+  const invoice = delivered.find((d) => d.type === 'invoice.issued');
+  expect(invoice?.data).toMatchObject({ CustomerNr: '1000', ShipmentIds: [ShipmentId] });
+});

@@ -60,7 +60,8 @@ export function startWebhookWorker(options: WorkerOptions): WebhookWorker {
   let wake: (() => void) | null = null;
   let kicked = false;
   let lastSweep = 0;
-  let lastHourly = 0;
+  // The first retention pass and vacuum come 5 minutes after start, then hourly.
+  let lastHourly = Date.now() - HOURLY_MS + 5 * 60_000;
   let failures = 0;
 
   let lastFanOut = 0;
