@@ -348,12 +348,22 @@ export function createPricingService(deps: PricingDeps) {
   }
 
   async function customer(nr: string): Promise<CustomerFacts | null> {
-    return (await customers.fetch(nr))?.customer ?? null;
+    return (await lookup(customers, nr))?.customer ?? null;
   }
 
-  /** A cached value at once when fresh; else the cache's fetch (stale values are served while it runs). */
-  function lookup<V extends object>(cache: LRUCache<string, V>, key: string): V | Promise<V | undefined> {
-    return cache.get(key, { allowStale: false }) ?? cache.fetch(key);
+  /**
+   * A cached value at once when fresh; else the cache's fetch, which serves a stale value while it
+   * refreshes, except a stale miss (unknown customer or zip), which waits for the fresh answer.
+   */
+  function lookup<V extends { customer: unknown } | { terminal: unknown }>(
+    cache: LRUCache<string, V>,
+    key: string,
+  ): V | Promise<V | undefined> {
+    const fresh = cache.get(key, { allowStale: false });
+    if (fresh) return fresh;
+    const stale = cache.peek(key, { allowStale: true });
+    const miss = !stale || ('customer' in stale ? stale.customer === null : stale.terminal === null);
+    return cache.fetch(key, { allowStale: !miss });
   }
 
   type Resolved<C> = { ok: true; ctx: C } | { ok: false; errors: QuoteErrors };
@@ -548,12 +558,12 @@ export function createPricingService(deps: PricingDeps) {
 
     /** Whether a Norwegian postal code is in the register (through the terminal cache). */
     async postalCodeExists(zip: string): Promise<boolean> {
-      return (await terminals.fetch(zip))?.known ?? false;
+      return (await lookup(terminals, zip))?.known ?? false;
     },
 
     /** The customer a price-service id belongs to, or null. */
     async customerByPriceServiceId(id: string): Promise<CustomerFacts | null> {
-      return (await priceServiceIds.fetch(id))?.customer ?? null;
+      return (await lookup(priceServiceIds, id))?.customer ?? null;
     },
 
     /**
