@@ -64,6 +64,32 @@ export const COST_CODES: Readonly<Record<string, CostCodeFacts>> = {
     en: 'Delivery surcharge',
   },
   PICKUP_ADD: { v1Field: 'PickupAdditionKr', amountType: 'A', no: 'Hentetillegg', en: 'Pickup surcharge' },
+  // International bookings (priced DDU): their lines have no field of their own in the v1 record.
+  ORIGIN_PICKUP: {
+    v1Field: 'PickupAdditionKr',
+    amountType: 'A',
+    no: 'Henting i avsenderland',
+    en: 'Pickup at origin',
+  },
+  EXPORT_CLEARANCE: {
+    v1Field: 'VariousAmount2Kr',
+    amountType: 'A',
+    no: 'Utførselsfortolling',
+    en: 'Export customs clearance',
+  },
+  IMPORT_CLEARANCE: {
+    v1Field: 'VariousAmount2Kr',
+    amountType: 'A',
+    no: 'Innførselsfortolling',
+    en: 'Import customs clearance',
+  },
+  DUTY_HANDLING: {
+    v1Field: 'VariousAmount2Kr',
+    amountType: 'A',
+    no: 'Håndtering av toll og mva',
+    en: 'Duty and VAT handling',
+  },
+  DANGEROUS_GOODS: { v1Field: 'VariousAmount2Kr', amountType: 'A', no: 'Farlig gods', en: 'Dangerous goods' },
 };
 
 /** Services have no field of their own in the v1 cost line; their sum is reported as VariousAmount1Kr. */

@@ -455,6 +455,41 @@ describe('an invoicing run', () => {
   });
 });
 
+test('an international shipment invoices its clearance lines in VariousAmount2Kr, to the øre', async () => {
+  const abroad = await book({
+    ProductCode: 'EP',
+    RecipientZip: '41101',
+    RecipientPlace: 'GÖTEBORG',
+    RecipientCountry: 'SE',
+    CustomsInformation: {
+      Lines: [
+        {
+          CountryOfOrigin: 'NO',
+          GrossWeight: 16.5,
+          NetWeight: 15,
+          GoodsDescription: 'Knitwear',
+          HsCode: '611030',
+          GoodsValue: 4500,
+          CurrencyType: 'NOK',
+          Quantity: 30,
+        },
+      ],
+    },
+  });
+  await pickUp(abroad, ['2026-11-30T09:40:00']);
+  const res = await run('2026-11-30');
+  expect(res.statusCode, res.body).toBe(201);
+  const report = json<{ Waybillnr: string; NetShipping: string; Details: Record<string, string>[] }[]>(
+    await get(
+      '/v1/InvoiceGetInvoiceReport?Customernr=1000&Payer=S&FromPickupDate=2026-11-30&ToPickupDate=2026-11-30',
+    ),
+  ).find((r) => r.Waybillnr === abroad.ShipmentId);
+  const details = report?.Details[0] ?? {};
+  expect(Number(details.VariousAmount2Kr)).toBeGreaterThan(0);
+  const summed = V1_COST_FIELDS.reduce((t, k) => t + Math.round(Number(details[k]) * 100), 0);
+  expect(summed).toBe(await frozenTotal(abroad.ShipmentId));
+});
+
 describe('bad input', () => {
   const report = (query: string) => get(`/v1/InvoiceGetInvoiceReport?${query}`);
   const fields = async (res: Awaited<ReturnType<typeof report>>) => {
