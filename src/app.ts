@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import formbody from '@fastify/formbody';
-import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -25,6 +24,7 @@ import { installErrorHandling } from './http/errors';
 import { metricsPlugin } from './http/metrics';
 import { sendProblem } from './http/problem';
 import { ProblemSchema } from './http/schemas';
+import { securityHeaders } from './http/security-headers';
 import { bodyAjv, textAjv } from './http/validation';
 import { invoicingRoutes } from './invoicing/routes';
 import { createInvoicingService, type InvoicingService } from './invoicing/service';
@@ -179,8 +179,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addSchema(ProblemSchema);
   installErrorHandling(app);
 
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
+  // Security headers (helmet's, computed once) and the request id, on every answer.
+  const security = securityHeaders({
+    // The JSON API needs no CSP; the docs page runs Scalar's inline bootstrap.
+    contentSecurityPolicy: false,
+    crossOriginResourcePolicy: { policy: 'same-site' },
+  });
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.headers(security).header('x-request-id', request.id);
+    done();
   });
 
   // Case-insensitive JSON properties and query parameters (see http/binding.ts), compiled per route.
@@ -213,11 +220,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ];
   });
 
-  await app.register(helmet, {
-    // The JSON API needs no CSP; the docs page runs Scalar's inline bootstrap.
-    contentSecurityPolicy: false,
-    crossOriginResourcePolicy: { policy: 'same-site' },
-  });
   await app.register(underPressure, {
     maxEventLoopDelay: 2000,
     retryAfter: 5,

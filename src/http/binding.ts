@@ -72,12 +72,26 @@ export function compileBinder(schema: JsonSchema | undefined): Binder {
   };
 }
 
+/** True when any string in the value holds a NUL character; no allocation, for the common case. */
+function holdsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (Array.isArray(value)) {
+    for (const v of value) if (holdsNul(v)) return true;
+    return false;
+  }
+  if (value && typeof value === 'object') {
+    for (const k in value) if (holdsNul((value as Record<string, unknown>)[k])) return true;
+  }
+  return false;
+}
+
 /**
  * Field names (`Parcels[2].ParcelId`) of every string holding a NUL character. PostgreSQL cannot
  * store NUL in text, so such input is refused up front as a 400 instead of failing as a 500.
  */
 export function fieldsWithNul(value: unknown, path = ''): string[] {
-  if (typeof value === 'string') return value.includes('\u0000') ? [path || 'request'] : [];
+  if (!holdsNul(value)) return [];
+  if (typeof value === 'string') return [path || 'request'];
   if (Array.isArray(value)) return value.flatMap((v, i) => fieldsWithNul(v, `${path}[${i}]`));
   if (value && typeof value === 'object') {
     return Object.entries(value).flatMap(([k, v]) => fieldsWithNul(v, path ? `${path}.${k}` : k));

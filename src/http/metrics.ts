@@ -14,13 +14,20 @@ export const metricsPlugin = fp(async (app: FastifyInstance) => {
     registers: [registry],
   });
 
-  app.addHook('onResponse', async (request, reply) => {
+  // One labelled child per method, route and status, looked up by a plain key: prom-client would
+  // otherwise hash the label set on every observation.
+  const children = new Map<string, ReturnType<typeof duration.labels>>();
+  app.addHook('onResponse', (request, reply, done) => {
     // The route pattern, not the URL, keeps the label set small (`/v2/Shipment/:shipmentid`).
     const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
-    duration.observe(
-      { method: request.method, route, status_code: String(reply.statusCode) },
-      reply.elapsedTime / 1000,
-    );
+    const key = `${request.method} ${reply.statusCode} ${route}`;
+    let child = children.get(key);
+    if (!child) {
+      child = duration.labels(request.method, route, String(reply.statusCode));
+      children.set(key, child);
+    }
+    child.observe(reply.elapsedTime / 1000);
+    done();
   });
 
   app.get('/metrics', { config: { public: true }, schema: { hide: true } }, async (_request, reply) =>
