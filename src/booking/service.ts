@@ -919,13 +919,6 @@ export function createBookingService(deps: BookingDeps) {
         ]);
       });
     },
-
-    /** Owner of a parcel or shipment number, for webhook registrations (null when unknown). */
-    async ownerOf(kind: 'parcel' | 'shipment', value: string): Promise<string | null> {
-      const store = createBookingStore(db);
-      if (kind === 'shipment') return (await store.shipment(value))?.customerNr ?? null;
-      return store.ownerOfParcel(value);
-    },
   };
 }
 

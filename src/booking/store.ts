@@ -40,15 +40,6 @@ export function createBookingStore(db: DbOrTx) {
       return rows.map((r) => BigInt(r.n));
     },
 
-    async ownerOfParcel(parcelId: string): Promise<string | null> {
-      const [row] = await db
-        .select({ customerNr: shipments.customerNr })
-        .from(parcels)
-        .innerJoin(shipments, eq(shipments.id, parcels.shipmentId))
-        .where(eq(parcels.parcelId, parcelId));
-      return row?.customerNr ?? null;
-    },
-
     /** Parcel ids among `ids` that belong to a shipment other than `shipmentId`. */
     async parcelIdsUsedElsewhere(ids: string[], shipmentId: string): Promise<Set<string>> {
       if (ids.length === 0) return new Set();

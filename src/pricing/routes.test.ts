@@ -668,31 +668,6 @@ describe('booking prices through the same quote', () => {
     expect(frozen).toMatchObject({ TariffVersion: '2026-01-01', ChargeableWeightKg: 42 });
   });
 
-  test('prepared before a transaction, the price inside it is synchronous and the same', async () => {
-    const route = {
-      customerNr: '2000',
-      payerCustomerNr: '2000',
-      productCode: '44',
-      fromZip: '0150',
-      toZip: '9170',
-      fromCountry: 'NO',
-      toCountry: 'NO',
-      deliveryType: 1 as const,
-      services: ['15'],
-      unitCode: 'KL',
-      pickupDate: '2026-11-24',
-    };
-    const parcels = [{ weightG: 3_500, lengthCm: 30, heightCm: 20, widthCm: 20, volumeCm3: null }];
-    const pricer = await ctx.services.pricing.prepareShipment(route);
-    const inside = await ctx.database.db.transaction(async () => {
-      const price = pricer.price(parcels);
-      expect(price).not.toBeInstanceOf(Promise);
-      return price;
-    });
-    expect(inside).toEqual(await ctx.services.pricing.priceShipment({ ...route, parcels }));
-    expect(inside.Details).toMatchObject({ FromTerminal: 'OSL', ToTerminal: 'LYR', Zone: 8 });
-  });
-
   test('a booking the tariff cannot price names the booking’s fields', async () => {
     await expect(
       ctx.services.pricing.priceShipment({

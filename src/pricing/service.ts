@@ -574,16 +574,6 @@ export function createPricingService(deps: PricingDeps) {
       return (await prepareShipment(prepare, input)).price(input.parcels);
     },
 
-    /**
-     * `priceShipment` in two steps for callers that price inside a transaction: every lookup happens
-     * here, and `price(parcels)` is synchronous. On PGlite a lookup inside a transaction would wait
-     * for the transaction's own connection, so booking prepares before `db.transaction` and prices
-     * within it. Throws `ValidationFailed` (booking field names) when the route cannot be priced.
-     */
-    async prepareShipment(input: Omit<ShipmentPriceInput, 'parcels'>): Promise<ShipmentPricer> {
-      return prepareShipment(prepare, input);
-    },
-
     /** Loads the shipped tariff versions and exchange-rate tables whose files changed since the last load. */
     async loadShipped(): Promise<boolean> {
       let changed = false;
@@ -725,7 +715,7 @@ const frozenLine = (l: CostLine) => ({
 });
 
 /** Prices the parcels of one prepared shipment; synchronous, so it is safe inside a transaction. */
-export interface ShipmentPricer {
+interface ShipmentPricer {
   price(parcels: ShipmentPriceInput['parcels']): FrozenPrice;
 }
 
