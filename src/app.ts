@@ -196,14 +196,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       route.config = { ...route.config, public: true };
       return;
     }
-    const schema = route.schema as { body?: object; querystring?: object } | undefined;
-    if (!schema?.body && !schema?.querystring) return;
+    const schema = route.schema as { body?: object; querystring?: object; params?: object } | undefined;
+    if (!schema?.body && !schema?.querystring && !schema?.params) return;
     const bindBody = compileBinder(schema.body);
     const bindQuery = compileBinder(schema.querystring);
-    const hook = async (request: { body: unknown; query: unknown }) => {
+    const hook = async (request: { body: unknown; query: unknown; params: unknown }) => {
       if (schema.body) request.body = bindBody(request.body);
       if (schema.querystring) request.query = bindQuery(request.query);
-      const nul = [...fieldsWithNul(request.body), ...fieldsWithNul(request.query)];
+      const nul = [
+        ...fieldsWithNul(request.body),
+        ...fieldsWithNul(request.query),
+        ...fieldsWithNul(request.params),
+      ];
       if (nul.length > 0) {
         throw new ValidationFailed(
           Object.fromEntries(nul.map((f) => [f, ['The field must not contain NUL characters.']])),

@@ -42,6 +42,19 @@ describe('customers', () => {
     );
     expect(list.map((c) => c.CustomerNr)).toContain('3001');
   });
+
+  test('a customer number is a 32-bit whole number without leading zeros', async () => {
+    for (const CustomerNr of ['0123', '9999999999', '2147483648']) {
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: '/admin/customers',
+        headers: admin,
+        payload: { CustomerNr, Name: 'Null AS' },
+      });
+      expect(res.statusCode, CustomerNr).toBe(400);
+      expect(Object.keys(json<{ errors: object }>(res).errors)).toEqual(['CustomerNr']);
+    }
+  });
 });
 
 describe('API keys', () => {

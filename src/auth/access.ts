@@ -1,4 +1,4 @@
-import { DomainError, forbidden } from '../lib/errors';
+import { forbidden } from '../lib/errors';
 
 /** Scopes a key can hold. `admin` may do everything for every customer. */
 export const SCOPES = [
@@ -47,11 +47,5 @@ export const canActFor = (account: Account, customerNr: string | number) =>
 export function assertCanActFor(account: Account, customerNr: string | number): void {
   if (!canActFor(account, customerNr)) {
     throw forbidden(`This key may not act for customer number ${customerNr}.`);
-  }
-}
-
-export function assertScope(account: Account, scope: Scope): void {
-  if (!hasScope(account, scope)) {
-    throw new DomainError('forbidden', 'missing_scope', `This key lacks the scope '${scope}'.`);
   }
 }

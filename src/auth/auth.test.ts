@@ -145,6 +145,20 @@ describe('OAuth2 token endpoint', () => {
     expect(json(res).error).toBe('invalid_client');
   });
 
+  test('malformed percent-encoding in HTTP Basic client credentials is invalid_client (401), not a 500', async () => {
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from('%:x').toString('base64')}`,
+      },
+      payload: 'grant_type=client_credentials',
+    });
+    expect(res.statusCode).toBe(401);
+    expect(json(res).error).toBe('invalid_client');
+  });
+
   test('an unknown grant type is unsupported_grant_type (400)', async () => {
     const res = await token({ grant_type: 'authorization_code', code: 'x' });
     expect(res.statusCode).toBe(400);

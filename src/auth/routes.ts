@@ -30,10 +30,14 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
   const decoded = Buffer.from(m[1], 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0) return null;
-  return {
-    id: decodeURIComponent(decoded.slice(0, colon)),
-    secret: decodeURIComponent(decoded.slice(colon + 1)),
-  };
+  try {
+    return {
+      id: decodeURIComponent(decoded.slice(0, colon)),
+      secret: decodeURIComponent(decoded.slice(colon + 1)),
+    };
+  } catch {
+    return null; // malformed percent-encoding: no usable client credentials
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import { and, eq, sql } from 'drizzle-orm';
+import { createHash, randomUUID } from 'node:crypto';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../db/client';
 import { DomainError } from '../lib/errors';
 import { idempotencyKeys } from './tables';
@@ -36,6 +36,13 @@ export function requestHash(value: unknown): string {
  * finds nothing booked. The same key with another body is 422; while the first is still running, 409.
  * A claim whose request died without committing is taken over after `leaseMs`.
  */
+const lostClaim = (key: string) =>
+  new DomainError(
+    'conflict',
+    'idempotency_in_flight',
+    `Another request with Idempotency-Key '${key}' took over while this one was still running.`,
+  );
+
 export function createIdempotency({ db, leaseMs }: { db: Db; leaseMs: number }) {
   const where = (apiKeyId: string, key: string) =>
     and(eq(idempotencyKeys.apiKeyId, apiKeyId), eq(idempotencyKeys.key, key));
@@ -52,9 +59,10 @@ export function createIdempotency({ db, leaseMs }: { db: Db; leaseMs: number }) 
       execute: (remember: (tx: Tx, response: StoredResponse) => Promise<void>) => Promise<StoredResponse>,
     ): Promise<StoredResponse & { replayed: boolean }> {
       for (let attempt = 0; attempt < 3; attempt++) {
+        const token = randomUUID();
         const claimed = await db
           .insert(idempotencyKeys)
-          .values({ apiKeyId, key, requestHash: hash })
+          .values({ apiKeyId, key, requestHash: hash, claimToken: token })
           .onConflictDoNothing()
           .returning({ key: idempotencyKeys.key });
         if (claimed.length === 0) {
@@ -82,8 +90,20 @@ export function createIdempotency({ db, leaseMs }: { db: Db; leaseMs: number }) 
                 `A request with Idempotency-Key '${key}' is still being processed.`,
               );
             }
-            // The first request died without an answer (and booked nothing): take the claim over.
-            await db.update(idempotencyKeys).set({ createdAt: sql`now()` }).where(where(apiKeyId, key));
+            // The first request died without an answer (and booked nothing): take the claim over, unless
+            // another retry took it first.
+            const taken = await db
+              .update(idempotencyKeys)
+              .set({ createdAt: sql`now()`, claimToken: token })
+              .where(
+                and(
+                  where(apiKeyId, key),
+                  eq(idempotencyKeys.claimToken, row.claimToken),
+                  isNull(idempotencyKeys.responseStatus),
+                ),
+              )
+              .returning({ key: idempotencyKeys.key });
+            if (taken.length === 0) continue;
           } else {
             return {
               status: row.responseStatus,
@@ -93,17 +113,21 @@ export function createIdempotency({ db, leaseMs }: { db: Db; leaseMs: number }) 
             };
           }
         }
+        const ours = and(where(apiKeyId, key), eq(idempotencyKeys.claimToken, token));
         try {
           const response = await execute(async (tx, r) => {
-            await tx
+            const written = await tx
               .update(idempotencyKeys)
               .set({ responseStatus: r.status, responseBody: r.body, responseHeaders: r.headers })
-              .where(where(apiKeyId, key));
+              .where(ours)
+              .returning({ key: idempotencyKeys.key });
+            // Our claim was taken over (we outlived the lease): roll the booking back, the other runs it.
+            if (written.length === 0) throw lostClaim(key);
           });
           return { ...response, replayed: false };
         } catch (e) {
-          // A rejected request books nothing; free the key so a corrected retry can use it.
-          await db.delete(idempotencyKeys).where(where(apiKeyId, key));
+          // A rejected request books nothing; free the key (if still ours) so a corrected retry can use it.
+          await db.delete(idempotencyKeys).where(ours);
           throw e;
         }
       }

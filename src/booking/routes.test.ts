@@ -1,9 +1,9 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
+import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
 import { outboxEvents } from '../events/tables';
 import { isGsin, isSscc } from '../lib/gs1';
-import { parcels, shipments } from './tables';
+import { idempotencyKeys, parcels, shipments } from './tables';
 
 // Monday 23 November 2026, 10:00 in Oslo: pickup today, Fix Day dates from the schedule.
 const NOW = new Date('2026-11-23T09:00:00Z');
@@ -265,7 +265,6 @@ describe('rules (400 naming every violated field)', () => {
     [{ Services: ['35'] }, 'DeliveryDate'],
     [{ ShipmentId: '12345678901234567' }, 'ShipmentId'],
     [{ RecipientShallPay: true }, 'RecipientCustomerId'],
-    [{ RecipientShallPay: true, RecipientCustomerId: 987654 }, 'RecipientCustomerId'],
     [{ ShouldGenerateReturnShipment: true }, 'ShouldGenerateReturnShipment'],
     [{ PickupDate: '2026-11-24' }, 'PickupDate'],
     [{ DeliveryDate: '2026-11-28' }, 'DeliveryDate'],
@@ -306,12 +305,34 @@ describe('rules (400 naming every violated field)', () => {
     expect(Object.keys(errorsOf(res))).toContain(field);
   });
 
+  test('a NUL character in a shipment id path is a 400 on the path field, never a 500', async () => {
+    for (const res of [
+      await read('a%00b'),
+      await read('a%00b', key, ''),
+      await ctx.app.inject({ method: 'DELETE', url: '/v2/Shipment/%00', headers: bearer(key) }),
+    ]) {
+      expect(res.statusCode).toBe(400);
+      expect(Object.keys(errorsOf(res))).toEqual(['shipmentid']);
+    }
+  });
+
+  test('a paying recipient is a payer the key must be able to act for', async () => {
+    const foreign = await post(booking({ RecipientShallPay: true, RecipientCustomerId: 2000 }));
+    expect(foreign.statusCode).toBe(403);
+    expect(foreign.headers['content-type']).toMatch(/^text\/plain/);
+    const both = await ctx.keyFor({ customerNrs: ['1000', '2000'], scopes: ['booking'] });
+    const allowed = await post(booking({ RecipientShallPay: true, RecipientCustomerId: 2000 }), both);
+    expect(allowed.statusCode, allowed.body).toBe(201);
+    const unknown = await post(booking({ RecipientShallPay: true, RecipientCustomerId: 987654 }), ADMIN_KEY);
+    expect(unknown.statusCode).toBe(400);
+    expect(Object.keys(errorsOf(unknown))).toEqual(['RecipientCustomerId']);
+  });
+
   test('valid sides of the same rules are accepted', async () => {
     for (const over of [
       { Services: ['15'], RecipientPhone: '+4791234567' },
       { Services: ['35'], DeliveryDate: undefined },
       { ProductCode: 'DI', PickupDate: '2026-11-25T09:00:00' },
-      { RecipientShallPay: true, RecipientCustomerId: 2000 },
       { ShipmentStatus: 'readyforpublish' },
       { ShipmentStatus: 1, DeliveryType: 'private' },
       {
@@ -570,6 +591,29 @@ describe('idempotency', () => {
       .from(shipments)
       .where(eq(shipments.senderReference, 'IDEM-3'));
     expect(rows).toHaveLength(1);
+  });
+
+  test('two retries after a dead claim: exactly one takes it over and books', async () => {
+    const body = booking({ SenderReference: 'IDEM-5' });
+    expect((await post(body, key, { 'idempotency-key': 'idem-5' })).statusCode).toBe(201);
+    // Make the claim look like one whose request died an hour ago without an answer.
+    await ctx.database.db
+      .update(idempotencyKeys)
+      .set({ responseStatus: null, responseBody: null, createdAt: new Date(Date.now() - 3_600_000) })
+      .where(eq(idempotencyKeys.key, 'idem-5'));
+    const retries = await Promise.all([
+      post(body, key, { 'idempotency-key': 'idem-5' }),
+      post(body, key, { 'idempotency-key': 'idem-5' }),
+    ]);
+    // One books; the other gets 409 while it runs, or its replay once it has answered.
+    const fresh = retries.filter((r) => r.statusCode === 201 && r.headers['idempotent-replayed'] !== 'true');
+    expect(fresh).toHaveLength(1);
+    expect(retries.every((r) => r.statusCode === 201 || r.statusCode === 409)).toBe(true);
+    const rows = await ctx.database.db
+      .select()
+      .from(shipments)
+      .where(eq(shipments.senderReference, 'IDEM-5'));
+    expect(rows).toHaveLength(2); // the first booking and the one retry that took over
   });
 
   test('a rejected request frees its key for a corrected retry', async () => {

@@ -1,7 +1,7 @@
 import type { CatalogRules, Product } from '../catalog/service';
 import type { Violations } from '../lib/errors';
 import { isGsin } from '../lib/gs1';
-import { addDays, isDate, isWorkingDay } from '../schedule/calendar';
+import { addDays, dateOfDateTime, isWorkingDay } from '../schedule/calendar';
 import type { ShipmentUpdate } from './schemas';
 import type { AddressBlock, CustomsLine, ShipmentAddresses } from './tables';
 
@@ -37,10 +37,8 @@ export function parseDeliveryType(value: number | string, v: Violations): 0 | 1 
 /** The Oslo calendar date of a request datetime (`2026-11-23` or `2026-11-23T10:00:00`), or null if not a real date. */
 export function dateOf(value: string | undefined, field: string, v: Violations): string | null {
   if (value === undefined) return null;
-  const date = value.slice(0, 10);
-  const time = value.slice(11, 19);
-  const timeOk = time === '' || /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/.test(time);
-  return v.check(field, isDate(date) && timeOk, `The ${field} field is not a valid date.`) ? date : null;
+  const date = dateOfDateTime(value);
+  return v.check(field, date !== null, `The ${field} field is not a valid date.`) ? date : null;
 }
 
 const blank = (s: string | undefined | null): string | null => {

@@ -9,7 +9,6 @@ import type { LabelShipment } from '../labels/model';
 import { DomainError, notFound, Violations } from '../lib/errors';
 import { gsin, sscc } from '../lib/gs1';
 import type { PostalCodeService } from '../reference-data/postal-codes';
-import { nextWorkingDay, osloDateTime, workingDayOnOrAfter } from '../schedule/calendar';
 import {
   addressesOf,
   checkCompleteAddresses,
@@ -30,11 +29,10 @@ import type { ShipmentRecordT, ShipmentUpdate, ShipmentUpdateResult } from './sc
 import { type BookingStore, createBookingStore, type ParcelValues, type ShipmentRow } from './store';
 import type { AddressBlock, FrozenPrice, ShipmentAddresses } from './tables';
 
-/** Orders taken after this Oslo time are picked up the next working day. */
-export const PICKUP_CUTOFF = '16:00';
-
-/** What booking needs from the schedule: the delivery plan of a route for a pickup date. */
+/** What booking needs from the schedule: the first pickup date, and the delivery plan of a route. */
 export interface BookingSchedule {
+  /** Today, or after the 16:00 Oslo cut-off the next working day. */
+  earliestPickupDate(): string;
   deliveryPlan(input: { fromZip: string; toZip: string; productCode: string; pickupDate: string }): Promise<{
     EarliestDeliveryDate: string;
     DeliveryDates: readonly string[];
@@ -271,12 +269,6 @@ export function createBookingService(deps: BookingDeps) {
   const clock = deps.clock ?? (() => new Date());
   const prefix = config.gs1Prefix;
 
-  /** The first pickup date a shipment published now can have: today, or after the cut-off the next working day. */
-  function earliestPickupDate(): string {
-    const { date, time } = osloDateTime(clock());
-    return time < PICKUP_CUTOFF ? workingDayOnOrAfter(date) : nextWorkingDay(date);
-  }
-
   /** Everything that needs no stored shipment: the request on its own, the catalogue, the registers. */
   async function validateRequest(account: Account, body: ShipmentUpdate, v: Violations) {
     const status = parseStatus(body.ShipmentStatus, v);
@@ -319,6 +311,8 @@ export function createBookingService(deps: BookingDeps) {
           'The RecipientCustomerId field is required when RecipientShallPay is true.',
         )
       ) {
+        // The recipient pays: like any payer a request names, the key must be able to act for it.
+        assertCanActFor(account, String(body.RecipientCustomerId));
         const payer = await deps.customers.get(String(body.RecipientCustomerId));
         v.check(
           'RecipientCustomerId',
@@ -364,7 +358,7 @@ export function createBookingService(deps: BookingDeps) {
     // Dates: a working day, at most 3 days after the earliest date of the schedule.
     const desiredPickup = dateOf(body.PickupDate, 'PickupDate', v);
     const desiredDelivery = dateOf(body.DeliveryDate, 'DeliveryDate', v);
-    const earliestPickup = earliestPickupDate();
+    const earliestPickup = deps.schedule.earliestPickupDate();
     if (desiredPickup) checkDesiredDate('PickupDate', desiredPickup, earliestPickup, v);
     const pickupDate = desiredPickup && v.empty ? desiredPickup : earliestPickup;
     const domestic = addresses.Pickup.Country === 'NO' && addresses.Recipient.Country === 'NO';

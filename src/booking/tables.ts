@@ -161,6 +161,11 @@ export const idempotencyKeys = pgTable(
     responseStatus: smallint('response_status'),
     responseBody: jsonb('response_body'),
     responseHeaders: jsonb('response_headers').$type<Record<string, string>>(),
+    /**
+     * Random per claim: the request holding the claim writes its answer (or frees the key) only
+     * while the token is still its own, so a request that took over a dead claim is never undone.
+     */
+    claimToken: text('claim_token').notNull().default(''),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { asc, eq, inArray } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../db/client';
-import { DomainError } from '../lib/errors';
+import { DomainError, Violations } from '../lib/errors';
 import { type Agreement, customers, type PostalAddress } from './tables';
 
 export type CustomerRow = typeof customers.$inferSelect;
@@ -40,6 +40,15 @@ export function createCustomerService({ db }: { db: Db }) {
       Address?: PostalAddress;
       Agreement?: Agreement;
     }): Promise<CustomerView> {
+      // The spec types customer numbers `int` in places (RecipientCustomerId, CustomerId of the
+      // listing): a number that is not a 32-bit integer could not be named there.
+      const v = new Violations();
+      v.check(
+        'CustomerNr',
+        /^[1-9][0-9]{0,9}$/.test(input.CustomerNr) && Number(input.CustomerNr) <= 2_147_483_647,
+        'A customer number is a whole number from 1 to 2147483647, without leading zeros.',
+      );
+      v.throwIfAny();
       const [row] = await db
         .insert(customers)
         .values({

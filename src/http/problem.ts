@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, type DomainErrorKind, ValidationFailed } from '../lib/errors';
+import { type DomainError, type DomainErrorKind, ValidationFailed } from '../lib/errors';
 
 /**
  * Problem details (RFC 9457) in the shape of the spec's 400 body, which is ASP.NET Core's
@@ -97,7 +97,5 @@ export function sendDomainError(reply: FastifyReply, error: DomainError): Fastif
   if (error instanceof ValidationFailed) return sendProblem(reply, 400, { errors: error.errors });
   return sendProblem(reply, status, { detail: error.message });
 }
-
-export const isDomainError = (e: unknown): e is DomainError => e instanceof DomainError;
 
 export type { FastifyRequest };

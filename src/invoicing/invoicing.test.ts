@@ -12,7 +12,7 @@ import { invoiceNumbers, invoiceRuns, invoiceShipments, invoices } from './table
 let now = new Date('2026-11-23T09:00:00Z');
 
 let ctx: TestContext;
-let senderKey: string; // 1000, may name 4000 as third-party payer
+let senderKey: string; // 1000, may name 3000 as paying recipient and 4000 as third-party payer
 let recipientKey: string; // 3000
 let thirdKey: string; // 4000
 let opsKey: string;
@@ -20,7 +20,7 @@ let opsKey: string;
 beforeAll(async () => {
   ctx = await buildTestApp({ clock: () => now });
   senderKey = await ctx.keyFor({
-    customerNrs: ['1000', '4000'],
+    customerNrs: ['1000', '3000', '4000'],
     scopes: ['booking', 'shipments', 'invoice'],
   });
   recipientKey = await ctx.keyFor({ customerNrs: ['3000'], scopes: ['invoice'] });
@@ -384,7 +384,8 @@ describe('an invoicing run', () => {
 
   test('a customer the key cannot act for is 403 text/plain', async () => {
     const res = await get(
-      '/v1/InvoiceGetInvoiceReport?Customernr=3000&Payer=M&FromPickupDate=2026-11-01&ToPickupDate=2026-11-30',
+      '/v1/InvoiceGetInvoiceReport?Customernr=1000&Payer=S&FromPickupDate=2026-11-01&ToPickupDate=2026-11-30',
+      recipientKey,
     );
     expect(res.statusCode).toBe(403);
     expect(res.headers['content-type']).toMatch(/^text\/plain/);
@@ -436,6 +437,13 @@ describe('an invoicing run', () => {
     });
     expect(unknown.statusCode).toBe(400);
     expect(Object.keys(json<{ errors: object }>(unknown).errors)).toEqual(['InvoiceNr']);
+    const huge = await ctx.app.inject({
+      method: 'POST',
+      url: '/admin/invoicing/credit-notes',
+      headers: bearer(ADMIN_KEY),
+      payload: { InvoiceNr: 99_999_999_999 },
+    });
+    expect(huge.statusCode).toBe(400);
   });
 
   test('two runs at once never invoice a shipment twice and leave no gap in the numbers', async () => {

@@ -136,7 +136,7 @@ const Issued = Type.Object({ InvoiceNr: Type.Integer(), CustomerNr: Type.String(
 export const RunResponse = Type.Object({ RunId: Type.Integer(), Invoices: Type.Array(Issued) });
 
 export const CreditNoteRequest = Type.Object({
-  InvoiceNr: Type.Integer({ minimum: 1 }),
+  InvoiceNr: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
   ShipmentIds: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 35 }), { maxItems: 10_000 })),
   Reason: Type.Optional(Type.String({ maxLength: 500 })),
 });

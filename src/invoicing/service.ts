@@ -6,8 +6,9 @@ import type { Db, Tx } from '../db/client';
 import { type DomainEvent, emitEvents } from '../events/outbox';
 import { Violations } from '../lib/errors';
 import { kidOf } from '../lib/kid';
+import { formatAmount, mulDivHalfUp, parseScaled } from '../pricing/money';
 import type { PostalCodeService } from '../reference-data/postal-codes';
-import { addDays, daysBetween, isDate, osloDateTime } from '../schedule/calendar';
+import { addDays, dateOfDateTime, daysBetween, osloDateTime } from '../schedule/calendar';
 import {
   AMOUNT_TYPE_NAMES,
   COST_CODES,
@@ -61,11 +62,9 @@ export function payerOf(
 }
 
 const kr = (ore: number) => ore / 100;
-const krText = (ore: number) => {
-  const sign = ore < 0 ? '-' : '';
-  const abs = Math.abs(ore);
-  return `${sign}${Math.trunc(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
-};
+/** Thousandths (grams, cm³) as a two-decimal string of the whole unit, rounded half up exactly. */
+const thousandthsText = (n: number) => formatAmount(mulDivHalfUp(n, 1, 10));
+const krText = formatAmount;
 const midnight = (date: string | null) => (date ? `${date}T00:00:00` : null);
 /** The sender reference as it is visible on invoices (the spec's 15 characters). */
 const invoiceReference = (ref: string | null) => (ref ? ref.slice(0, 15) : null);
@@ -78,9 +77,8 @@ function dateField(field: string, value: string | undefined, v: Violations): str
     v.add(field, `The ${field} field is required.`);
     return null;
   }
-  const date = value.slice(0, 10);
-  const ok = isDate(date) && (value.length === 10 || /^T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(value.slice(10)));
-  return v.check(field, ok, `The ${field} field is not a valid date.`) ? date : null;
+  const date = dateOfDateTime(value);
+  return v.check(field, date !== null, `The ${field} field is not a valid date.`) ? date : null;
 }
 
 function interval(
@@ -391,8 +389,8 @@ export function createInvoicingService(deps: InvoicingDeps) {
           Recipient: f.RecipientName,
           DeliveryZip: f.DeliveryZip,
           NumberOfParcels: String(f.NumberOfParcels),
-          RealWeight: (f.RealWeightG / 1000).toFixed(2),
-          VolumeDm3: (f.VolumeCm3 / 1000).toFixed(2),
+          RealWeight: thousandthsText(f.RealWeightG),
+          VolumeDm3: thousandthsText(f.VolumeCm3),
           CalculationWeight: f.ChargeableWeightKg.toFixed(2),
           LoadMeter: f.LoadMeters.toFixed(2),
           GrossShipping: krText(gross),
@@ -490,7 +488,9 @@ export function createInvoicingService(deps: InvoicingDeps) {
       const invoice: InvoiceRow | null = await store.invoice(Number(invoiceText));
       if (!invoice || invoice.customerNr !== customerNr) return [];
       const lines = await store.linesOf(invoice.invoiceNr);
-      const rate = invoice.nokPerEur === null ? null : Number(invoice.nokPerEur);
+      // NOK per EUR in millionths, so the euro amounts are computed exactly (no binary floats).
+      const rateMicro = invoice.nokPerEur === null ? null : parseScaled(invoice.nokPerEur, 6);
+      const rate = rateMicro ? rateMicro / 1_000_000 : null;
       let row = 0;
       return lines.flatMap((line) => {
         const f = line.facts;
@@ -526,7 +526,7 @@ export function createInvoicingService(deps: InvoicingDeps) {
             CalculationWeightKg: f.ChargeableWeightKg,
             AmountKr: kr(l.AmountOre),
             AdditionEnergyKr: l.CostTypeCode === 'ENERGY' ? kr(l.AmountOre) : 0,
-            AmountEuro: rate ? Math.round(l.AmountOre / rate) / 100 : null,
+            AmountEuro: rateMicro ? mulDivHalfUp(l.AmountOre, 1_000_000, rateMicro) / 100 : null,
             ExchangeRateEuro: rate,
           };
         });

@@ -4,7 +4,7 @@ import { displayName } from '../booking/addresses';
 import type { Db } from '../db/client';
 import { Violations } from '../lib/errors';
 import { formatOslo } from '../lib/oslo-time';
-import { daysBetween, isDate } from '../schedule/calendar';
+import { dateOfDateTime, daysBetween } from '../schedule/calendar';
 
 /** The longest pickup-date interval one listing may span (CONTRACT §8). */
 export const MAX_LISTING_DAYS = 93;
@@ -56,8 +56,8 @@ interface Row {
 
 /** `2026-11-23` of a `2026-11-23T…` parameter, or null with a violation. */
 function dateParam(field: string, value: string, v: Violations): string | null {
-  const date = value.slice(0, 10);
-  return v.check(field, isDate(date), `The ${field} field is not a valid date.`) ? date : null;
+  const date = dateOfDateTime(value);
+  return v.check(field, date !== null, `The ${field} field is not a valid date.`) ? date : null;
 }
 
 export type ListingService = ReturnType<typeof createListingService>;

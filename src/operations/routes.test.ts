@@ -260,6 +260,10 @@ describe('GET /v1/shipment/list', () => {
       'customerid',
     );
     await bad(
+      'postalcode=0157&customerid=1000&pickupFromDate=2026-11-23garbage&pickupToDate=2026-11-23',
+      'pickupFromDate',
+    );
+    await bad(
       'postalcode=ab&customerid=1000&pickupFromDate=2026-11-23&pickupToDate=2026-11-23',
       'postalcode',
     );

@@ -8,17 +8,42 @@ import Holidays from 'date-holidays';
 export const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
 const DAY_MS = 86_400_000;
 
-/** True for a real calendar date in `YYYY-MM-DD` form (rejects 2026-02-30). */
+/**
+ * The calendar's range. Dates outside it are not dates to a carrier, and near year 9999 date
+ * arithmetic leaves the `YYYY-MM-DD` form, so a search for the next working day would never end.
+ */
+export const FIRST_DATE = '1900-01-01';
+export const LAST_DATE = '2999-12-31';
+
+/** True for a real calendar date in `YYYY-MM-DD` form within the calendar's range (rejects 2026-02-30). */
 export function isDate(value: string): boolean {
-  if (!DATE_PATTERN.test(value)) return false;
+  if (!DATE_PATTERN.test(value) || value < FIRST_DATE || value > LAST_DATE) return false;
   const d = new Date(`${value}T00:00:00Z`);
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === value;
+}
+
+const LOCAL_DATE_TIME = /^(\d{4}-\d{2}-\d{2})(T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,7})?)?)?$/;
+
+/**
+ * The calendar date of a request date or local datetime (`2026-11-23`, `2026-11-23T10:00:00`), as
+ * CONTRACT §2 lets every date parameter be given; null when it is neither, or no real date.
+ */
+export function dateOfDateTime(value: string): string | null {
+  const date = LOCAL_DATE_TIME.exec(value)?.[1];
+  return date && isDate(date) ? date : null;
 }
 
 const toMs = (date: string) => Date.parse(`${date}T00:00:00Z`);
 const fromMs = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-export const addDays = (date: string, days: number): string => fromMs(toMs(date) + days * DAY_MS);
+export function addDays(date: string, days: number): string {
+  const result = fromMs(toMs(date) + days * DAY_MS);
+  // A guard, not a rule: inputs are checked with `isDate`, and a transit time is days, not centuries.
+  if (result < FIRST_DATE || result > '9999-12-31' || !DATE_PATTERN.test(result)) {
+    throw new RangeError(`${date} + ${days} days is outside the calendar`);
+  }
+  return result;
+}
 
 /** Whole calendar days from `from` to `to` (negative when `to` is earlier). */
 export const daysBetween = (from: string, to: string): number => Math.round((toMs(to) - toMs(from)) / DAY_MS);

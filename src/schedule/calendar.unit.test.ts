@@ -184,3 +184,11 @@ describe('properties', () => {
     );
   });
 });
+
+test('the calendar ends: far dates are no dates, and arithmetic never leaves the date form', () => {
+  expect(isDate('2999-12-31')).toBe(true);
+  expect(isDate('3000-01-01')).toBe(false);
+  expect(isDate('9999-12-31')).toBe(false);
+  expect(isDate('1899-12-31')).toBe(false);
+  expect(() => addDays('9999-12-31', 1)).toThrow(RangeError);
+});

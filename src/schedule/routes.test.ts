@@ -193,3 +193,15 @@ describe('schedule service (what booking uses)', () => {
     });
   });
 });
+
+test('dates outside the calendar (years before 1900 or after 2999) are a 400, answered at once', async () => {
+  const far = await get(
+    '/v1/schedule/deliverydates?fromZip=0154&toZip=5003&productCode=43&pickupDate=9999-12-31',
+  );
+  expect(far.statusCode).toBe(400);
+  expect(Object.keys(far.json().errors)).toEqual(['pickupDate']);
+  const days = await get('/v1/schedule/workingdays?from=9999-12-31&to=9999-12-31');
+  expect(days.statusCode).toBe(400);
+  expect(Object.keys(days.json().errors).sort()).toEqual(['from', 'to']);
+  expect((await get('/v1/schedule/workingdays?from=1899-12-31&to=1900-01-02')).statusCode).toBe(400);
+});

@@ -12,7 +12,7 @@ import {
   workingDaysBetween,
 } from './calendar';
 
-/** Orders placed after this Oslo time are picked up the next working day (as booking does). */
+/** Orders placed after this Oslo time are picked up the next working day (booking asks the schedule). */
 export const PICKUP_CUTOFF = '16:00';
 /** The spec's "+3 days": desired dates may lie up to this many calendar days after the earliest date. */
 export const DESIRED_DATE_SLACK_DAYS = 3;

@@ -100,6 +100,17 @@ describe('GET /v1/Webhooks/{webhookId} (the spec operation)', () => {
     });
     expect(Object.keys(body.errors as object)).toEqual(['webhookId']);
     expect((body.errors as Record<string, string[]>).webhookId?.[0]).toMatch(/UUID/);
+    // The URN form passes a plain `uuid` format check but is no id the database takes: 400, not 500.
+    const urn = await open.app.inject({
+      url: '/v1/Webhooks/urn:uuid:3fa85f64-5717-4562-b3fc-2c963f66afa6',
+      headers: bearer(key),
+    });
+    expect(urn.statusCode).toBe(400);
+    const offset = await open.app.inject({
+      url: '/v1/Webhooks?offset=99999999999999999999',
+      headers: bearer(key),
+    });
+    expect(offset.statusCode).toBe(400);
   });
 
   test('401 without a key and 403 without the webhooks scope, both text/plain', async () => {

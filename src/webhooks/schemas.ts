@@ -4,7 +4,12 @@ import { Nullable } from '../http/schemas';
 const UUID_ERROR = 'The webhookId field must be a UUID, such as 3fa85f64-5717-4562-b3fc-2c963f66afa6.';
 
 export const WebhookIdParams = Type.Object({
-  webhookId: Type.String({ format: 'uuid', 'x-error': UUID_ERROR, description: 'Id of the webhook.' }),
+  // A pattern, not `format: 'uuid'`: that format also takes the `urn:uuid:` form, which PostgreSQL does not.
+  webhookId: Type.String({
+    pattern: '^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$',
+    'x-error': UUID_ERROR,
+    description: 'Id of the webhook.',
+  }),
 });
 
 /** The spec's webhook record, field for field. */
@@ -97,7 +102,7 @@ export type WebhookRequest = Static<typeof WebhookRequest>;
 
 export const WebhookListQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 1000 })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 })),
 });
 
 export const DeliveriesQuery = Type.Object({
