@@ -228,13 +228,12 @@ export function createCalculator(pricing: PricingService) {
       const message = `Give at least one of ${names.volume}, ${names.weight}, ${names.loadMeters} or ${names.palletSpaces} (greater than 0).`;
       for (const f of [names.volume, names.weight, names.loadMeters, names.palletSpaces]) v.add(f, message);
     }
-    if (input.unitCode !== undefined) {
-      const parcelWeight = (input.parcels ?? []).some((p) => (p.weight ?? 0) > 0);
-      v.check(
-        names.weight,
-        (input.weight ?? 0) > 0 || parcelWeight,
-        `The ${names.weight} field is required together with ${names.unitCode}.`,
-      );
+    // The spec: a unit code is for pricing by units, "when weight or volume is not used"; then the
+    // weight and the number of units must come with it. With a weight or volume it is just the unit.
+    const parcelWeight = (input.parcels ?? []).some((p) => (p.weight ?? 0) > 0);
+    const byWeightOrVolume = (input.weight ?? 0) > 0 || (input.volume ?? 0) > 0 || parcelWeight;
+    if (input.unitCode !== undefined && !byWeightOrVolume) {
+      v.add(names.weight, `The ${names.weight} field is required together with ${names.unitCode}.`);
       v.check(
         names.numberOfUnits,
         input.numberOfUnits !== undefined,

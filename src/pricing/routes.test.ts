@@ -173,8 +173,8 @@ describe('GET /v3/Calculate/', () => {
       ['zip not in the register', { Weight: 5, ReceiverZip: '0000' }, ['ReceiverZip']],
       ['malformed zip', { Weight: 5, SenderZip: '15O' }, ['SenderZip']],
       [
-        'unit code without weight and number of units',
-        { VolumeD3: 10, UnitCode: 'PL' },
+        'unit code without weight and number of units (pricing by units)',
+        { NumberOfPalletSpaces: 2, UnitCode: 'PL' },
         ['NumberOfUnits', 'Weight'],
       ],
       ['malformed pickup date', { Weight: 5, PickupDate: '2026-13-45' }, ['PickupDate']],
@@ -361,7 +361,16 @@ describe('v2 PriceCalculator', () => {
     expect(Object.keys(errorsOf(await post({ ...body, weight: '25' })))).toEqual(['weight']);
     expect(Object.keys(errorsOf(await post({ ...body, service: ['77'] })))).toEqual(['service[0]']);
     expect(Object.keys(errorsOf(await post({ ...body, product_type: undefined })))).toEqual(['product_type']);
-    expect(Object.keys(errorsOf(await post({ ...body, unit_code: 'PL' })))).toEqual(['number_of_units']);
+    expect(
+      Object.keys(
+        errorsOf(await post({ ...body, weight: undefined, number_of_pallet_spaces: 2, unit_code: 'PL' })),
+      ).sort(),
+    ).toEqual(['number_of_units', 'weight']);
+    // With a weight or a volume the unit code is just the unit: the number of units defaults to 1.
+    expect((await post({ ...body, unit_code: 'KL' })).statusCode).toBe(200);
+    expect((await post({ ...body, weight: undefined, volume_d3: 100, unit_code: 'KL' })).statusCode).toBe(
+      200,
+    );
     expect(Object.keys(errorsOf(await post({ ...body, parcels: [{ weight: -1 }] })))).toEqual([
       'parcels[0].weight',
     ]);
