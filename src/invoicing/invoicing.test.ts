@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
 import { outboxEvents } from '../events/tables';
@@ -380,6 +381,24 @@ describe('an invoicing run', () => {
     expect(
       json<unknown[]>(await get(`/v1/Invoice/GetInvoiceDetails?Customernr=1000&Invoicenr=${foreign}`)),
     ).toEqual([]);
+  });
+
+  test('the invoice as PDF: payer, number, KID, each shipment and the total; 404 for other customers', async () => {
+    const inv = first.Invoices[0];
+    const res = await get(`/v1/Invoice/${inv?.InvoiceNr}/pdf`);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.headers['content-type']).toBe('application/pdf');
+    const doc = await getDocument({ data: new Uint8Array(res.rawPayload), verbosity: 0 }).promise;
+    const page = await doc.getPage(1);
+    const text = (await page.getTextContent()).items.map((item) => ('str' in item ? item.str : '')).join(' ');
+    const [row] = await ctx.database.db.select().from(invoices).where(sql`invoice_nr = ${inv?.InvoiceNr}`);
+    expect(text).toContain(String(row?.kid));
+    expect(text).toContain(sender.ShipmentId);
+    expect(text).toContain('Customer 1000 AS (1000)');
+    expect(text).toContain((inv?.Total ?? 0).toFixed(2).replace('.', ','));
+    expect((await get(`/v1/Invoice/${inv?.InvoiceNr}/pdf`, recipientKey)).statusCode).toBe(404);
+    expect((await get('/v1/Invoice/999999/pdf')).statusCode).toBe(404);
+    expect((await get('/v1/Invoice/abc/pdf')).statusCode).toBe(400);
   });
 
   test('a customer the key cannot act for is 403 text/plain', async () => {

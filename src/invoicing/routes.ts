@@ -1,6 +1,8 @@
+import { PassThrough } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { authErrors, problemResponses } from '../http/schemas';
+import { renderInvoicePdf } from './pdf';
 import {
   CreditNoteRequest,
   CreditNoteResponse,
@@ -66,6 +68,43 @@ export const invoicingRoutes: FastifyPluginAsyncTypebox<{ invoicing: InvoicingSe
       },
     },
     async (request) => invoicing.details(request.account, request.query),
+  );
+
+  app.get(
+    '/v1/Invoice/:invoicenr/pdf',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'An invoice or credit note as PDF',
+        description:
+          'The issued document (A4): payer, number, KID, dates, one row per shipment and the total in NOK excluding VAT. 404 for an invoice the key cannot act for, as for one that does not exist.',
+        params: Type.Object({
+          invoicenr: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'The invoice number.' }),
+        }),
+        response: {
+          200: {
+            description: 'The PDF.',
+            content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
+          },
+          ...problemResponses(400, 404),
+          ...authErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { invoice, lines } = await invoicing.document(request.account, request.params.invoicenr);
+      const body = new PassThrough();
+      renderInvoicePdf(invoice, lines, body).catch((err: unknown) => {
+        request.log.error({ err, invoiceNr: invoice.invoiceNr }, 'invoice PDF rendering failed');
+        body.destroy(err instanceof Error ? err : new Error(String(err)));
+      });
+      return reply
+        .type('application/pdf')
+        .header('cache-control', 'private, no-store')
+        .header('content-disposition', `inline; filename="kolli-invoice-${invoice.invoiceNr}.pdf"`)
+        .send(body);
+    },
   );
 
   app.post(

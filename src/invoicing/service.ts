@@ -1,10 +1,10 @@
-import { type Account, assertCanActFor } from '../auth/access';
+import { type Account, assertCanActFor, canActFor } from '../auth/access';
 import { addressLine, displayName } from '../booking/addresses';
 import type { CatalogRules, CatalogService } from '../catalog/service';
 import type { CustomerService } from '../customers/service';
 import type { Db, Tx } from '../db/client';
 import { type DomainEvent, emitEvents } from '../events/outbox';
-import { Violations } from '../lib/errors';
+import { notFound, Violations } from '../lib/errors';
 import { kidOf } from '../lib/kid';
 import { formatAmount, mulDivHalfUp, parseScaled } from '../pricing/money';
 import type { PostalCodeService } from '../reference-data/postal-codes';
@@ -467,6 +467,17 @@ export function createInvoicingService(deps: InvoicingDeps) {
           }),
         };
       });
+    },
+
+    /**
+     * An issued invoice with its shipment lines, for `GET /v1/Invoice/{invoicenr}/pdf`. An invoice the
+     * key cannot act for is not found, exactly like one that does not exist.
+     */
+    async document(account: Account, invoiceNr: number) {
+      const store = createInvoicingStore(db);
+      const invoice = await store.invoice(invoiceNr);
+      if (!invoice || !canActFor(account, invoice.customerNr)) throw notFound(`Invoice ${invoiceNr}`);
+      return { invoice, lines: await store.linesOf(invoiceNr) };
     },
 
     /**

@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Writable } from 'node:stream';
 import PDFDocument from 'pdfkit';
+import { type FontName, registerFonts } from '../lib/pdf-fonts';
 import { type LinearBarcode, parcelBarcode, QUIET_ZONE_MODULES } from './barcode';
 import { formatWeight, type LabelAddress, type LabelModel, zipLine } from './model';
 
@@ -14,29 +13,6 @@ const INNER = PAGE_WIDTH - 2 * M;
 
 /** Widest bar module (0.53 mm; GS1 allows 0.495–1.016 mm for SSCC on logistic labels). */
 const MAX_MODULE = 1.5;
-
-type FontName = 'regular' | 'bold' | 'wide';
-
-/**
- * DejaVu Sans (Bitstream Vera licence, free to embed and redistribute): covers Æ Ø Å and every other
- * Latin, Greek and Cyrillic letter an address may hold, where pdfkit's built-in Helvetica (WinAnsi)
- * would drop e.g. Polish Ł or Sámi Ŋ. pdfkit embeds only the glyphs used (a subset per document).
- */
-const FONT_FILES: Record<FontName, string> = {
-  regular: 'dejavu-fonts-ttf/ttf/DejaVuSansCondensed.ttf',
-  bold: 'dejavu-fonts-ttf/ttf/DejaVuSansCondensed-Bold.ttf',
-  wide: 'dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf',
-};
-
-let fontData: Record<FontName, Buffer> | undefined;
-function fonts(): Record<FontName, Buffer> {
-  if (!fontData) {
-    const require = createRequire(import.meta.url);
-    const load = (name: FontName) => readFileSync(require.resolve(FONT_FILES[name]));
-    fontData = { regular: load('regular'), bold: load('bold'), wide: load('wide') };
-  }
-  return fontData;
-}
 
 type Doc = InstanceType<typeof PDFDocument>;
 
@@ -308,10 +284,7 @@ export async function renderPdf(
     compress: true,
     info: { Title: info.title ?? 'Kolli labels', Creator: 'Kolli', Producer: 'Kolli (pdfkit)' },
   });
-  const f = fonts();
-  doc.registerFont('regular', f.regular);
-  doc.registerFont('bold', f.bold);
-  doc.registerFont('wide', f.wide);
+  registerFonts(doc);
 
   doc.on('data', (chunk: Buffer) => {
     if (!out.destroyed) out.write(chunk);
