@@ -1,5 +1,20 @@
 import type { AddressBlock } from './tables';
 
+/** An address block with nothing given. */
+export const EMPTY_ADDRESS: Readonly<AddressBlock> = Object.freeze({
+  CompanyName: null,
+  FirstName: null,
+  LastName: null,
+  Address: null,
+  Address2: null,
+  Zip: null,
+  Place: null,
+  County: null,
+  Country: null,
+  Phone: null,
+  Email: null,
+});
+
 /** The name an address block goes by: the company, or else the person's first and last name. */
 export const displayName = (a: Partial<Pick<AddressBlock, 'CompanyName' | 'FirstName' | 'LastName'>>) =>
   a.CompanyName || [a.FirstName, a.LastName].filter(Boolean).join(' ') || null;

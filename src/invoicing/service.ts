@@ -1,5 +1,5 @@
 import { type Account, assertCanActFor, canActFor } from '../auth/access';
-import { addressLine, displayName } from '../booking/addresses';
+import { addressLine, displayName, EMPTY_ADDRESS } from '../booking/addresses';
 import type { CatalogRules, CatalogService } from '../catalog/service';
 import type { CustomerService } from '../customers/service';
 import type { Db, Tx } from '../db/client';
@@ -16,7 +16,7 @@ import {
   V1_SERVICES_FIELD,
   type V1CostField,
 } from './cost-codes';
-import { createInvoicingStore, emptyAddress, type Invoiceable, type InvoiceRow } from './store';
+import { createInvoicingStore, type Invoiceable, type InvoiceRow } from './store';
 import type { InvoicedCostLine, InvoicedShipmentFacts, invoiceShipments } from './tables';
 
 /** Days from the invoice date to the due date. */
@@ -119,11 +119,11 @@ export function createInvoicingService(deps: InvoicingDeps) {
     terminalOf: (zip: string | null) => Promise<string | null>,
   ) {
     const a = s.addresses;
-    const recipient = a.Recipient ?? emptyAddress;
+    const recipient = a.Recipient ?? EMPTY_ADDRESS;
     const pallets = s.unitCode === 'PL';
     const facts: InvoicedShipmentFacts = {
       SenderCustomerNr: s.customerNr,
-      SenderName: displayName(a.Pickup ?? emptyAddress),
+      SenderName: displayName(a.Pickup ?? EMPTY_ADDRESS),
       RecipientName: displayName(recipient),
       RecipientCustomerNr: s.recipientCustomerId === null ? null : String(s.recipientCustomerId),
       DeliveryAddress: addressLine(a.PickupPoint ?? recipient),

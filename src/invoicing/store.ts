@@ -1,5 +1,5 @@
 import { and, asc, between, eq, sql } from 'drizzle-orm';
-import type { AddressBlock, FrozenPrice, ShipmentAddresses } from '../booking/tables';
+import type { FrozenPrice, ShipmentAddresses } from '../booking/tables';
 import type { DbOrTx } from '../db/client';
 import { invoiceNumbers, invoiceRuns, invoiceShipments, invoices } from './tables';
 
@@ -49,20 +49,6 @@ export type InvoiceRow = typeof invoices.$inferSelect;
 export type InvoiceShipmentRow = typeof invoiceShipments.$inferSelect;
 
 const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;
-
-export const emptyAddress: AddressBlock = {
-  CompanyName: null,
-  FirstName: null,
-  LastName: null,
-  Address: null,
-  Address2: null,
-  Zip: null,
-  Place: null,
-  County: null,
-  Country: null,
-  Phone: null,
-  Email: null,
-};
 
 export function createInvoicingStore(db: DbOrTx) {
   return {

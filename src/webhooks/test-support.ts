@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type SQL, sql } from 'drizzle-orm';
+import { EMPTY_ADDRESS } from '../booking/addresses';
 import { parcels, shipments } from '../booking/tables';
 import type { Db } from '../db/client';
 import { webhooks } from './tables';
@@ -101,19 +102,7 @@ export async function insertShipment(
   db: Db,
   options: { customerNr: string; shipmentId: string; parcelIds: string[]; cancelled?: boolean },
 ): Promise<void> {
-  const empty = {
-    CompanyName: null,
-    FirstName: null,
-    LastName: null,
-    Address: null,
-    Address2: null,
-    Zip: null,
-    Place: null,
-    County: null,
-    Country: null,
-    Phone: null,
-    Email: null,
-  };
+  const empty = EMPTY_ADDRESS;
   await db.insert(shipments).values({
     id: options.shipmentId,
     customerNr: options.customerNr,
