@@ -503,6 +503,30 @@ describe('return shipments', () => {
       [2, '0154'],
     ]);
   });
+
+  test('cancelling the shipment cancels its return shipment too', async () => {
+    const res = await post(
+      booking({
+        ProductCode: 'HJ',
+        DeliveryType: 0,
+        ShouldGenerateReturnShipment: true,
+        RecipientCompanyName: undefined,
+      }),
+    );
+    const { ShipmentId, ReturnShipmentId } = json<UpdateResult>(res);
+    const del = await ctx.app.inject({
+      method: 'DELETE',
+      url: `/v2/Shipment/${ShipmentId}`,
+      headers: bearer(key),
+    });
+    expect(del.statusCode).toBe(204);
+    expect((await read(String(ReturnShipmentId))).statusCode).toBe(404);
+    const events = await ctx.database.db
+      .select()
+      .from(outboxEvents)
+      .where(eq(outboxEvents.shipmentId, String(ReturnShipmentId)));
+    expect(events.map((e) => e.type)).toContain('shipment.cancelled');
+  });
 });
 
 describe('cancel', () => {

@@ -900,17 +900,21 @@ export function createBookingService(deps: BookingDeps) {
             `Shipment ${id} was picked up and can no longer be cancelled.`,
           );
         }
-        await store.updateShipment(id, { cancelledAt: clock(), version: row.version + 1 });
-        const parcelIds = (await store.parcelsOf(id)).map((p) => p.parcelId);
-        await emitEvents(tx, [
-          {
+        // The return shipment generated with it goes too, unless the carrier already has it.
+        const linked = row.returnShipmentId ? await store.lockShipment(row.returnShipmentId) : null;
+        const cancelling = [row, ...(linked && !linked.cancelledAt && !linked.pickedUpAt ? [linked] : [])];
+        const events: DomainEvent[] = [];
+        for (const r of cancelling) {
+          await store.updateShipment(r.id, { cancelledAt: clock(), version: r.version + 1 });
+          events.push({
             type: 'shipment.cancelled',
-            customerNr: row.customerNr,
-            shipmentId: id,
-            parcelIds,
-            data: { ShipmentStatus: row.status },
-          },
-        ]);
+            customerNr: r.customerNr,
+            shipmentId: r.id,
+            parcelIds: (await store.parcelsOf(r.id)).map((p) => p.parcelId),
+            data: { ShipmentStatus: r.status, ...(r.isReturn ? { IsReturn: true, ReturnOf: id } : {}) },
+          });
+        }
+        await emitEvents(tx, events);
       });
     },
   };

@@ -1,7 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
+import { shipments } from '../booking/tables';
 import { outboxEvents } from '../events/tables';
+import { createOperationsService } from './service';
+import { scanEvents } from './tables';
 
 // Monday 23 November 2026, 10:00 in Oslo.
 const NOW = new Date('2026-11-23T09:00:00Z');
@@ -61,6 +64,70 @@ const list = (query: string, k = key) =>
   ctx.app.inject({ url: `/v1/shipment/list?${query}`, headers: bearer(k) });
 
 describe('POST /ops/scans', () => {
+  test('a rejected event does not make a later valid one with its EventId a duplicate', async () => {
+    const { ParcelIds } = await book();
+    const r = results(
+      await scan([
+        { EventId: 'dup-1', ParcelId: 'UNKNOWN', EventType: 'PickedUp', Time: '2026-11-23T09:30:00' },
+        {
+          EventId: 'dup-1',
+          ParcelId: ParcelIds[0] ?? '',
+          EventType: 'PickedUp',
+          Time: '2026-11-23T09:30:00',
+        },
+        {
+          EventId: 'dup-1',
+          ParcelId: ParcelIds[0] ?? '',
+          EventType: 'PickedUp',
+          Time: '2026-11-23T09:30:00',
+        },
+      ]),
+    );
+    expect(r.map((x) => x.Status)).toEqual(['rejected', 'accepted', 'duplicate']);
+    const stored = await ctx.database.db.select().from(scanEvents).where(eq(scanEvents.eventId, 'dup-1'));
+    expect(stored).toHaveLength(1);
+  });
+
+  test('concurrent batches over the same shipments in opposite orders both succeed (no deadlock)', async () => {
+    const booked = await Promise.all(Array.from({ length: 10 }, () => book({ Parcels: [{ Weight: 1 }] })));
+    const events = (prefix: string, list: typeof booked) =>
+      list.map((b, i) => ({
+        EventId: `${prefix}-${i}`,
+        ParcelId: b.ParcelIds[0] ?? '',
+        EventType: 'PickedUp',
+        Time: '2026-11-23T09:30:00',
+      }));
+    const [a, b] = await Promise.all([
+      scan(events('fwd', booked)),
+      scan(events('rev', [...booked].reverse())),
+    ]);
+    expect(a.statusCode, a.body).toBe(200);
+    expect(b.statusCode, b.body).toBe(200);
+    expect([...results(a), ...results(b)].every((r) => r.Status === 'accepted')).toBe(true);
+  });
+
+  test('a shipment cancelled between the checks and the write takes no pickup scan', async () => {
+    const { ShipmentId, ParcelIds } = await book();
+    // The terminal list is read after the parcels are checked and before the transaction: cancel there.
+    const racing = createOperationsService({
+      db: ctx.database.db,
+      clock: () => NOW,
+      terminalCodes: async () => {
+        await ctx.database.db.update(shipments).set({ cancelledAt: NOW }).where(eq(shipments.id, ShipmentId));
+        return new Set(['OSL']);
+      },
+    });
+    const [result] = await racing.recordScans([
+      { EventId: 'race-1', ParcelId: ParcelIds[0] ?? '', EventType: 'PickedUp', Time: '2026-11-23T09:30:00' },
+    ]);
+    expect(result).toMatchObject({ Status: 'rejected', Errors: [`Shipment ${ShipmentId} is cancelled.`] });
+    const [row] = await ctx.database.db.select().from(shipments).where(eq(shipments.id, ShipmentId));
+    expect(row?.pickedUpAt).toBeNull();
+    expect(await ctx.database.db.select().from(scanEvents).where(eq(scanEvents.eventId, 'race-1'))).toEqual(
+      [],
+    );
+  });
+
   test('accepted, duplicate and rejected events in one batch, in request order', async () => {
     const { ParcelIds } = await book();
     const [a, b] = ParcelIds as [string, string];

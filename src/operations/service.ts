@@ -82,7 +82,7 @@ export function createOperationsService(deps: OperationsDeps) {
       const terminals = await deps.terminalCodes();
 
       const results: ScanResult[] = [];
-      const accepted: {
+      let accepted: {
         input: ScanInput;
         time: Date;
         shipmentId: string;
@@ -105,15 +105,16 @@ export function createOperationsService(deps: OperationsDeps) {
         if (!parcel) errors.push(`Parcel ${e.ParcelId} is not known.`);
         else if (parcel.cancelledAt) errors.push(`Shipment ${parcel.shipmentId} is cancelled.`);
         else if (parcel.status !== 2) errors.push(`Shipment ${parcel.shipmentId} is not published.`);
+        // A duplicate repeats an event accepted earlier in the batch; a rejected one does not count.
         if (seen.has(e.EventId)) {
           results.push({ EventId: e.EventId, Status: 'duplicate', Errors: [] });
           return;
         }
-        seen.add(e.EventId);
         if (errors.length > 0 || !time || !parcel) {
           results.push({ EventId: e.EventId, Status: 'rejected', Errors: errors });
           return;
         }
+        seen.add(e.EventId);
         results.push({ EventId: e.EventId, Status: 'accepted', Errors: [] });
         accepted.push({
           input: e,
@@ -126,6 +127,27 @@ export function createOperationsService(deps: OperationsDeps) {
       if (accepted.length === 0) return results;
 
       await db.transaction(async (tx) => {
+        // Lock the shipments, in id order (so concurrent batches never deadlock), and look again:
+        // a shipment cancelled since the check above takes no events — cancel and first pickup
+        // exclude each other.
+        const ids = [...new Set(accepted.map((a) => a.shipmentId))].sort();
+        const locked = await tx
+          .select({ id: shipments.id, cancelledAt: shipments.cancelledAt })
+          .from(shipments)
+          .where(inArray(shipments.id, ids))
+          .orderBy(asc(shipments.id))
+          .for('update');
+        const cancelled = new Set(locked.filter((r) => r.cancelledAt).map((r) => r.id));
+        accepted = accepted.filter((a) => {
+          if (!cancelled.has(a.shipmentId)) return true;
+          results[a.index] = {
+            EventId: a.input.EventId,
+            Status: 'rejected',
+            Errors: [`Shipment ${a.shipmentId} is cancelled.`],
+          };
+          return false;
+        });
+        if (accepted.length === 0) return;
         const inserted = await tx
           .insert(scanEvents)
           .values(
