@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { osloBergenBooking } from './factories';
 import { ADMIN_KEY, bearer, buildTestApp, type TestContext } from './helpers';
 
 // CONTRACT §13: no 5xx for any malformed input. Random values go into every field of the main
@@ -70,21 +71,7 @@ const BOOKING_FIELDS = [
   'Parcels',
 ];
 
-const valid = {
-  ShipmentStatus: 'Published',
-  CustomerId: '1000',
-  ProductCode: '43',
-  DeliveryType: 1,
-  PickupCompanyName: 'Demo Kunde AS',
-  PickupAddress: 'Karl Johans gate 1',
-  PickupZip: '0154',
-  PickupPlace: 'OSLO',
-  RecipientCompanyName: 'Fjord Frakt AS',
-  RecipientAddress: 'Bryggen 1',
-  RecipientZip: '5003',
-  RecipientPlace: 'BERGEN',
-  Parcels: [{ Weight: 2 }],
-};
+const valid = osloBergenBooking({ Parcels: [{ Weight: 2 }] });
 
 const parcel = fc.record(
   {

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { osloBergenBooking } from '../../test/factories';
 import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
 import { outboxEvents } from '../events/tables';
 import { isKid } from '../lib/kid';
@@ -42,23 +43,11 @@ async function book(over: Record<string, unknown> = {}): Promise<Booked> {
     method: 'POST',
     url: '/Shipment/Update',
     headers: bearer(senderKey),
-    payload: {
-      ShipmentStatus: 'Published',
-      CustomerId: '1000',
-      ProductCode: '43',
-      DeliveryType: 1,
+    payload: osloBergenBooking({
       SenderReference: 'ORDER-2026-000123-XYZ',
-      PickupCompanyName: 'Demo Kunde AS',
-      PickupAddress: 'Karl Johans gate 1',
-      PickupZip: '0154',
-      PickupPlace: 'OSLO',
-      RecipientCompanyName: 'Fjord Frakt AS',
-      RecipientAddress: 'Bryggen 1',
-      RecipientZip: '5003',
-      RecipientPlace: 'BERGEN',
       Parcels: [{ Weight: 12.5, Length: 60, Width: 40, Height: 30 }, { Weight: 4 }],
       ...over,
-    },
+    }),
   });
   expect(res.statusCode, res.body).toBe(201);
   return json<Booked>(res);

@@ -2,6 +2,7 @@
 // their transactions; the worker turns them into signed deliveries for the matching registrations.
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { osloBergenBooking } from '../../test/factories';
 import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
 import { createDeliveryEngine } from './delivery';
 import { type Receiver, startReceiver } from './test-support';
@@ -34,21 +35,7 @@ test('booking, scans and invoicing reach the registrations of the parcel, the sh
   const inject = (method: 'POST' | 'PUT', url: string, payload: object, k = key) =>
     ctx.app.inject({ method, url, headers: bearer(k), payload });
 
-  const shipment = {
-    ShipmentStatus: 'Draft',
-    CustomerId: '1000',
-    ProductCode: '43',
-    DeliveryType: 1,
-    PickupCompanyName: 'Demo Kunde AS',
-    PickupAddress: 'Karl Johans gate 1',
-    PickupZip: '0154',
-    PickupPlace: 'OSLO',
-    RecipientCompanyName: 'Fjord Frakt AS',
-    RecipientAddress: 'Bryggen 1',
-    RecipientZip: '5003',
-    RecipientPlace: 'BERGEN',
-    Parcels: [{ Weight: 12.5 }, { Weight: 3 }],
-  };
+  const shipment = osloBergenBooking({ ShipmentStatus: 'Draft', Parcels: [{ Weight: 12.5 }, { Weight: 3 }] });
   const draft = await inject('POST', '/Shipment/Update', shipment);
   expect(draft.statusCode, draft.body).toBe(201);
   const { ShipmentId, ParcelIds } = json<{ ShipmentId: string; ParcelIds: string[] }>(draft);

@@ -1,0 +1,20 @@
+/**
+ * A complete, publishable booking of customer 1000 from Oslo (0154) to Bergen (5003), one 12.5 kg
+ * parcel; `over` replaces or adds fields (`undefined` removes one from the JSON).
+ */
+export const osloBergenBooking = (over: Record<string, unknown> = {}): Record<string, unknown> => ({
+  ShipmentStatus: 'Published',
+  CustomerId: '1000',
+  ProductCode: '43',
+  DeliveryType: 1,
+  PickupCompanyName: 'Demo Kunde AS',
+  PickupAddress: 'Karl Johans gate 1',
+  PickupZip: '0154',
+  PickupPlace: 'OSLO',
+  RecipientCompanyName: 'Fjord Frakt AS',
+  RecipientAddress: 'Bryggen 1',
+  RecipientZip: '5003',
+  RecipientPlace: 'BERGEN',
+  Parcels: [{ Weight: 12.5 }],
+  ...over,
+});
