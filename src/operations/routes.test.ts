@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { osloBergenBooking } from '../../test/factories';
 import { bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
 import { shipments } from '../booking/tables';
 import { outboxEvents } from '../events/tables';
@@ -32,24 +33,14 @@ async function book(over: Record<string, unknown> = {}): Promise<Booked> {
     method: 'POST',
     url: '/Shipment/Update',
     headers: bearer(key),
-    payload: {
-      ShipmentStatus: 'Published',
-      CustomerId: '1000',
-      ProductCode: '43',
-      DeliveryType: 1,
-      PickupCompanyName: 'Demo Kunde AS',
-      PickupAddress: 'Karl Johans gate 1',
-      PickupZip: '0154',
-      PickupPlace: 'OSLO',
+    payload: osloBergenBooking({
+      RecipientCompanyName: undefined,
       RecipientFirstName: 'Kari',
       RecipientLastName: 'Nordmann',
-      RecipientAddress: 'Bryggen 1',
       RecipientAddress2: 'Inngang B',
-      RecipientZip: '5003',
-      RecipientPlace: 'BERGEN',
       Parcels: [{ Weight: 2.5 }, { Weight: 4 }],
       ...over,
-    },
+    }),
   });
   expect(res.statusCode, res.body).toBe(201);
   return json<Booked>(res);

@@ -1,13 +1,12 @@
 // The real processes: `npm run worker` alone, and the worker inside `npm start`. Each runs against
 // the database of the project (a PGlite data directory, or the PostgreSQL test database).
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createTestDatabase } from '../../test/helpers';
+import { freePort, type Running, runNpm, stopGroup } from '../../test/processes';
 import { type Database, openDatabase } from '../db/client';
 import { emitEvents } from '../events/outbox';
 import { insertWebhook, type Receiver, startReceiver, urlOfDatabase } from './test-support';
@@ -48,55 +47,15 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-interface Running {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | string | null>;
-}
-
 function run(script: 'start' | 'worker', env: Record<string, string>): Running {
-  let output = '';
-  const child = spawn('npm', ['run', script], {
-    cwd: process.cwd(),
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      KOLLI_DATA_DIR: dataDir,
-      KOLLI_WEBHOOK_ALLOW_PRIVATE: '1',
-      KOLLI_ADMIN_KEY: ADMIN_KEY,
-      NODE_ENV: 'development',
-      LOG_LEVEL: 'info',
-      ...env,
-    },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout?.on('data', (d) => {
-    output += d;
-  });
-  child.stderr?.on('data', (d) => {
-    output += d;
-  });
-  const exited = new Promise<number | string | null>((resolve) =>
-    child.on('exit', (code, signal) => resolve(code ?? signal)),
-  );
-  return { child, output: () => output, exited };
-}
-
-/** SIGTERM to the process group (npm and node), as a process manager does. */
-async function stop(running: Running): Promise<number | string | null> {
-  if (running.child.pid) process.kill(-running.child.pid, 'SIGTERM');
-  return running.exited;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
+  return runNpm(script, {
+    DATABASE_URL: databaseUrl,
+    KOLLI_DATA_DIR: dataDir,
+    KOLLI_WEBHOOK_ALLOW_PRIVATE: '1',
+    KOLLI_ADMIN_KEY: ADMIN_KEY,
+    NODE_ENV: 'development',
+    LOG_LEVEL: 'info',
+    ...env,
   });
 }
 
@@ -116,7 +75,7 @@ test('npm run worker alone delivers what was stored before it started, and stops
   } catch (err) {
     throw new Error(`${err}\n${worker.output()}`);
   } finally {
-    expect(await stop(worker)).toSatisfy((code) => code === 0 || code === 'SIGTERM');
+    expect(await stopGroup(worker)).toSatisfy((code) => code === 0 || code === 'SIGTERM');
   }
   const [got] = receiver.received;
   if (!got) throw new Error('nothing received');
@@ -174,6 +133,6 @@ test('npm start runs the worker: a failed test message is retried about 5 s late
     expect(gap).toBeLessThan(9000);
   } finally {
     failFirst = false;
-    expect(await stop(server)).toSatisfy((code) => code === 0 || code === 'SIGTERM');
+    expect(await stopGroup(server)).toSatisfy((code) => code === 0 || code === 'SIGTERM');
   }
 }, 120_000);

@@ -1,75 +1,34 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
+import { freePort, type Running, runNpm, stopGroup } from '../processes';
 
 const ADMIN_KEY = 'e2e-admin-key-0123456789abcdef';
 const dataDir = mkdtempSync(join(tmpdir(), 'kolli-e2e-'));
 let port = 0;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
-
-interface Running {
-  child: ChildProcess;
-  output: () => string;
-  /** The exit code, or the signal when npm itself was ended by the SIGTERM it passed on. */
-  exited: Promise<number | string | null>;
-}
-
 /** Runs the real `npm start` with a fresh data directory and waits until it answers. */
 async function start(): Promise<Running> {
-  let output = '';
-  const child = spawn('npm', ['start'], {
-    cwd: process.cwd(),
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      KOLLI_DATA_DIR: dataDir,
-      KOLLI_ADMIN_KEY: ADMIN_KEY,
-      DATABASE_URL: '',
-      LOG_LEVEL: 'warn',
-      NODE_ENV: 'development',
-    },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const running = runNpm('start', {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    KOLLI_DATA_DIR: dataDir,
+    KOLLI_ADMIN_KEY: ADMIN_KEY,
+    DATABASE_URL: '',
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'development',
   });
-  child.stdout?.on('data', (d) => {
-    output += d;
-  });
-  child.stderr?.on('data', (d) => {
-    output += d;
-  });
-  const exited = new Promise<number | string | null>((resolve) =>
-    child.on('exit', (code, signal) => resolve(code ?? signal)),
-  );
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     try {
-      if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) return { child, output: () => output, exited };
+      if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) return running;
     } catch {
       // not listening yet
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error(`server did not start:\n${output}`);
-}
-
-/** SIGTERM to the process group (npm and the server), as a process manager does; graceful means exit 0. */
-async function stop(running: Running): Promise<number | string | null> {
-  if (running.child.pid) process.kill(-running.child.pid, 'SIGTERM');
-  return running.exited;
+  throw new Error(`server did not start:\n${running.output()}`);
 }
 
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -95,7 +54,7 @@ test('npm start: sandbox credentials on first start, authenticated calls, data k
       body: JSON.stringify({ CustomerNr: '4711', Name: 'Persistent AS' }),
     });
     expect(created.status).toBe(201);
-    expect([0, 'SIGTERM']).toContain(await stop(first));
+    expect([0, 'SIGTERM']).toContain(await stopGroup(first));
 
     const second = await start();
     try {
@@ -111,7 +70,7 @@ test('npm start: sandbox credentials on first start, authenticated calls, data k
       ).json()) as { CustomerNr: string }[];
       expect(customers.map((c) => c.CustomerNr)).toEqual(['1000', '4711']);
     } finally {
-      expect([0, 'SIGTERM']).toContain(await stop(second));
+      expect([0, 'SIGTERM']).toContain(await stopGroup(second));
     }
   } finally {
     try {
