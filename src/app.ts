@@ -19,7 +19,7 @@ import { type Config, isProduction } from './config';
 import { customerRoutes } from './customers/routes';
 import { type CustomerService, createCustomerService } from './customers/service';
 import type { Database } from './db/client';
-import { compileBinder, fieldsWithNul } from './http/binding';
+import { compileBinder, compileQueryBinder, fieldsWithNul } from './http/binding';
 import { installErrorHandling } from './http/errors';
 import { metricsPlugin } from './http/metrics';
 import { sendProblem } from './http/problem';
@@ -190,7 +190,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done();
   });
 
-  // Case-insensitive JSON properties and query parameters (see http/binding.ts), compiled per route.
+  // Case-insensitive JSON properties and query parameters, and indexed lists in query strings (see
+  // http/binding.ts), compiled per route.
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith('/docs')) {
       route.config = { ...route.config, public: true };
@@ -199,8 +200,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const schema = route.schema as { body?: object; querystring?: object; params?: object } | undefined;
     if (!schema?.body && !schema?.querystring && !schema?.params) return;
     const bindBody = compileBinder(schema.body);
-    const bindQuery = compileBinder(schema.querystring);
-    const hook = async (request: { body: unknown; query: unknown; params: unknown }) => {
+    const bindQuery = compileQueryBinder(schema.querystring);
+    // A callback hook: it runs on every request with input, and needs no promise.
+    const hook = (
+      request: { body: unknown; query: unknown; params: unknown },
+      _reply: unknown,
+      done: (err?: Error) => void,
+    ) => {
       if (schema.body) request.body = bindBody(request.body);
       if (schema.querystring) request.query = bindQuery(request.query);
       const nul = [
@@ -208,11 +214,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         ...fieldsWithNul(request.query),
         ...fieldsWithNul(request.params),
       ];
-      if (nul.length > 0) {
-        throw new ValidationFailed(
+      if (nul.length === 0) return done();
+      done(
+        new ValidationFailed(
           Object.fromEntries(nul.map((f) => [f, ['The field must not contain NUL characters.']])),
-        );
-      }
+        ),
+      );
     };
     route.preValidation = [
       ...(Array.isArray(route.preValidation)

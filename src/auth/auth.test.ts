@@ -73,6 +73,31 @@ describe('401 without a valid credential', () => {
   });
 });
 
+describe('the cache-first path', () => {
+  test('answers from the cache only what it knows: keys seen, the admin key; never a token', async () => {
+    const auth = ctx.services.auth;
+    const { Key } = await auth.createKey({ name: 'cache', customerNrs: ['1000'], scopes: ['price'] });
+    expect(auth.cachedAccount(Key)).toBeUndefined();
+    const account = await auth.authenticate(Key);
+    expect(account?.scopes.has('price')).toBe(true);
+    expect(auth.cachedAccount(Key)).toBe(account);
+    expect(auth.cachedAccount(ADMIN_KEY)?.scopes.has('admin')).toBe(true);
+    expect(await auth.authenticate('kolli_unknown')).toBeNull();
+    expect(auth.cachedAccount('kolli_unknown')).toBeNull();
+    expect(auth.cachedAccount('a.b.c')).toBeUndefined();
+  });
+
+  test('a key the cache has not seen is still admitted (through the database)', async () => {
+    const { Key } = await ctx.services.auth.createKey({
+      name: 'fresh',
+      customerNrs: ['1000'],
+      scopes: ['price'],
+    });
+    expect(ctx.services.auth.cachedAccount(Key)).toBeUndefined();
+    expect((await get('/v1/postalcodes/0150', bearer(Key))).statusCode).toBe(200);
+  });
+});
+
 describe('403 for a known key without the right', () => {
   test('missing scope', async () => {
     expectPlain(await get('/admin/customers', bearer(customerKey)), 403);

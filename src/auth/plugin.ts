@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import fp from 'fastify-plugin';
 import { sendPlain } from '../http/problem';
 import { type Account, hasScope, type Scope } from './access';
@@ -19,29 +19,43 @@ declare module 'fastify' {
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
+/** Lets the request through with its account, or answers 401 (no valid key) or 403 (no scope). */
+function admit(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  done: HookHandlerDoneFunction,
+  account: Account | null,
+) {
+  if (!account) {
+    sendPlain(reply, 401, 'The API key or access token is not valid.');
+    return;
+  }
+  request.account = account;
+  const scope = request.routeOptions.config.scope;
+  if (scope && !hasScope(account, scope)) {
+    sendPlain(reply, 403, `This key lacks the scope '${scope}'.`);
+    return;
+  }
+  done();
+}
+
 /**
  * Authenticates every non-public request in `onRequest`, before the body is read, so a caller
  * without a valid key learns nothing but 401 (text/plain) and one without the scope 403.
  */
 export const authPlugin = fp(async (app: FastifyInstance, opts: { auth: AuthService }) => {
   app.decorateRequest('account', null as unknown as Account);
-  app.addHook('onRequest', async (request, reply) => {
-    const config = request.routeOptions.config;
-    if (config.public || request.is404) return;
-    const match = BEARER.exec(request.headers.authorization ?? '');
-    const account = match?.[1] ? await opts.auth.authenticate(match[1]) : null;
-    if (!account) {
-      return sendPlain(
-        reply,
-        401,
-        match
-          ? 'The API key or access token is not valid.'
-          : 'An API key is required: Authorization: Bearer <key>.',
-      );
+  // A callback hook, not an async one, and no closure per request: a key in the cache is admitted
+  // without a promise, which on the hottest routes (prices) is a measurable share of the request.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.routeOptions.config.public || request.is404) return done();
+    const credential = BEARER.exec(request.headers.authorization ?? '')?.[1];
+    if (!credential) {
+      sendPlain(reply, 401, 'An API key is required: Authorization: Bearer <key>.');
+      return;
     }
-    request.account = account;
-    if (config.scope && !hasScope(account, config.scope)) {
-      return sendPlain(reply, 403, `This key lacks the scope '${config.scope}'.`);
-    }
+    const cached = opts.auth.cachedAccount(credential);
+    if (cached !== undefined) return admit(request, reply, done, cached);
+    opts.auth.authenticate(credential).then((account) => admit(request, reply, done, account), done);
   });
 });

@@ -4,7 +4,7 @@ import type { Config } from '../config';
 import type { Db } from '../db/client';
 import { DomainError, notFound } from '../lib/errors';
 import { type Account, SCOPES, type Scope } from './access';
-import { equalSecrets, generateApiKey, hashKey } from './keys';
+import { equalHashes, generateApiKey, hashKey } from './keys';
 import { type ApiKeyRow, createAuthStore } from './store';
 
 /**
@@ -47,12 +47,16 @@ const view = (row: ApiKeyRow): ApiKeyView => ({
 
 export type AuthService = ReturnType<typeof createAuthService>;
 
+/** Access tokens are JWTs (three dot-separated parts); API keys hold no dot. */
+const isAccessToken = (credential: string) => credential.includes('.');
+
 export function createAuthService(deps: { db: Db; config: Config }) {
   const store = createAuthStore(deps.db);
   // `null` caches "unknown or revoked" too, so a flood of bad keys does not reach the database.
   const byHash = new LRUCache<string, Account | 'none'>({ max: 10_000, ttl: KEY_CACHE_MS });
   const byId = new LRUCache<string, boolean>({ max: 10_000, ttl: KEY_CACHE_MS });
   let secret: Promise<Uint8Array> | undefined;
+  const adminKeyHash = deps.config.adminKey ? hashKey(deps.config.adminKey) : null;
 
   const signingKey = () => {
     secret ??= (
@@ -91,11 +95,25 @@ export function createAuthService(deps: { db: Db; config: Config }) {
   }
 
   return {
+    /**
+     * The account of an API key from the cache, without waiting: `null` for a known bad key,
+     * `undefined` when the cache cannot tell (an access token, or a key not seen for a while), and
+     * `authenticate` must decide. Most requests end here, so it neither allocates a promise nor
+     * hashes twice.
+     */
+    cachedAccount(credential: string): Account | null | undefined {
+      if (isAccessToken(credential)) return undefined;
+      const hash = hashKey(credential);
+      if (adminKeyHash && equalHashes(hash, adminKeyHash)) return ADMIN_BOOTSTRAP;
+      const cached = byHash.get(hash);
+      return cached === undefined ? undefined : cached === 'none' ? null : cached;
+    },
+
     /** Resolves a bearer credential (API key or access token) to an account; null when it is not valid. */
     async authenticate(credential: string): Promise<Account | null> {
-      if (deps.config.adminKey && equalSecrets(credential, deps.config.adminKey)) return ADMIN_BOOTSTRAP;
-      if (credential.split('.').length === 3) return accountFromToken(credential);
+      if (isAccessToken(credential)) return accountFromToken(credential);
       const hash = hashKey(credential);
+      if (adminKeyHash && equalHashes(hash, adminKeyHash)) return ADMIN_BOOTSTRAP;
       const cached = byHash.get(hash);
       if (cached !== undefined) return cached === 'none' ? null : cached;
       const row = await store.activeKeyByHash(hash);

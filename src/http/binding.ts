@@ -72,6 +72,50 @@ export function compileBinder(schema: JsonSchema | undefined): Binder {
   };
 }
 
+const INDEXED = /^([A-Za-z_]+)\[(\d{1,6})\](?:\.([A-Za-z_]+)|\[([A-Za-z_]+)\])$/;
+
+/**
+ * Lists of objects in a query string, ASP.NET style: `parcels[0].weight=12&parcels[0].length=60`
+ * (or `parcels[0][weight]=12`) become `parcels: [{ weight: '12', length: '60' }]`, ordered by index.
+ * `compileQueryBinder` runs it before renaming, so the list and its properties bind case-insensitively.
+ */
+export function groupIndexedParams(query: unknown): unknown {
+  if (typeof query !== 'object' || query === null) return query;
+  let indexed = false;
+  for (const key in query) {
+    if (key.includes('[')) {
+      indexed = true;
+      break;
+    }
+  }
+  if (!indexed) return query;
+  const out: Record<string, unknown> = {};
+  const lists = new Map<string, Map<number, Record<string, unknown>>>();
+  for (const [key, value] of Object.entries(query)) {
+    const m = INDEXED.exec(key);
+    if (!m?.[1] || !m[2]) {
+      out[key] = value;
+      continue;
+    }
+    const list = lists.get(m[1]) ?? new Map<number, Record<string, unknown>>();
+    lists.set(m[1], list);
+    const index = Number(m[2]);
+    const item = list.get(index) ?? {};
+    list.set(index, item);
+    item[m[3] ?? m[4] ?? ''] = value;
+  }
+  for (const [name, items] of lists) {
+    out[name] = [...items.entries()].sort(([a], [b]) => a - b).map(([, item]) => item);
+  }
+  return out;
+}
+
+/** A query-string binder: indexed lists grouped (`groupIndexedParams`), then names bound. */
+export function compileQueryBinder(schema: JsonSchema | undefined): Binder {
+  const bind = compileBinder(schema);
+  return bind === identity ? identity : (query) => bind(groupIndexedParams(query));
+}
+
 /** True when any string in the value holds a NUL character; no allocation, for the common case. */
 function holdsNul(value: unknown): boolean {
   if (typeof value === 'string') return value.includes('\u0000');

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { Type } from 'typebox';
 import { describe, expect, test } from 'vitest';
-import { compileBinder } from './binding';
+import { compileBinder, compileQueryBinder } from './binding';
 
 const schema = Type.Object({
   ShipmentId: Type.Optional(Type.String()),
@@ -38,5 +38,24 @@ describe('compileBinder', () => {
         expect(bind({ [name]: 'v', Parcels: [] })).toEqual({ ShipmentId: 'v', Parcels: [] });
       }),
     );
+  });
+});
+
+describe('compileQueryBinder', () => {
+  const bind = compileQueryBinder(schema);
+
+  test('groups ASP.NET-style indexed lists, in index order, then binds their names', () => {
+    expect(
+      bind({
+        shipmentid: 'X',
+        'parcels[1].weight': '7',
+        'parcels[0][parcelid]': 'A',
+        'parcels[0].Weight': '2',
+      }),
+    ).toEqual({ ShipmentId: 'X', Parcels: [{ ParcelId: 'A', Weight: '2' }, { Weight: '7' }] });
+  });
+
+  test('leaves a query without indexed names as it is, apart from the names', () => {
+    expect(bind({ note: 'n' })).toEqual({ Note: 'n' });
   });
 });

@@ -16,48 +16,6 @@ import {
 import type { PricingService } from './service';
 import { TariffDocumentSchema } from './tariff';
 
-const INDEXED = /^([A-Za-z_]+)\[(\d{1,6})\](?:\.([A-Za-z_]+)|\[([A-Za-z_]+)\])$/;
-
-/**
- * Lists of objects in a query string, ASP.NET style: `parcels[0].weight=12&parcels[0].length=60`
- * (or `parcels[0][weight]=12`) become `parcels: [{ weight: '12', length: '60' }]`, ordered by index.
- * Runs before the case-insensitive binder, which then renames the list and its properties.
- */
-export function groupIndexedParams(query: unknown): unknown {
-  if (typeof query !== 'object' || query === null) return query;
-  let indexed = false;
-  for (const key in query) {
-    if (key.includes('[')) {
-      indexed = true;
-      break;
-    }
-  }
-  if (!indexed) return query;
-  const out: Record<string, unknown> = {};
-  const lists = new Map<string, Map<number, Record<string, unknown>>>();
-  for (const [key, value] of Object.entries(query)) {
-    const m = INDEXED.exec(key);
-    if (!m?.[1] || !m[2]) {
-      out[key] = value;
-      continue;
-    }
-    const list = lists.get(m[1]) ?? new Map<number, Record<string, unknown>>();
-    lists.set(m[1], list);
-    const index = Number(m[2]);
-    const item = list.get(index) ?? {};
-    list.set(index, item);
-    item[m[3] ?? m[4] ?? ''] = value;
-  }
-  for (const [name, items] of lists) {
-    out[name] = [...items.entries()].sort(([a], [b]) => a - b).map(([, item]) => item);
-  }
-  return out;
-}
-
-const groupQuery = async (request: { query: unknown }) => {
-  request.query = groupIndexedParams(request.query);
-};
-
 const ValidFromParams = Type.Object({
   validFrom: Type.String({
     pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$',
@@ -97,7 +55,6 @@ export const pricingRoutes: FastifyPluginAsyncTypebox<{ pricing: PricingService 
     '/v2/PriceCalculator',
     {
       config: price,
-      preValidation: groupQuery,
       schema: {
         ...v2,
         summary: 'Domestic price (v2, query parameters)',
@@ -113,7 +70,6 @@ export const pricingRoutes: FastifyPluginAsyncTypebox<{ pricing: PricingService 
     '/v3/Calculate/',
     {
       config: price,
-      preValidation: groupQuery,
       schema: {
         tags,
         summary: 'Domestic price (v3)',
