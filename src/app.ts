@@ -6,6 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import underPressure from '@fastify/under-pressure';
 import scalar from '@scalar/fastify-api-reference';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { HelmetOptions } from 'helmet';
 import { adminRoutes } from './admin/routes';
 import { authPlugin } from './auth/plugin';
 import { tokenRoutes } from './auth/routes';
@@ -133,6 +134,32 @@ export interface AppDeps {
   extraRoutes?: (app: FastifyInstance) => void;
 }
 
+/**
+ * Helmet for JSON answers: a policy that loads nothing and cannot be framed, HSTS, no sniffing,
+ * same-site resources; the headers that only mean something to an HTML document are left out.
+ */
+const API_SECURITY: HelmetOptions = {
+  contentSecurityPolicy: {
+    useDefaults: false,
+    directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+  },
+  crossOriginResourcePolicy: { policy: 'same-site' },
+  xFrameOptions: { action: 'deny' },
+  crossOriginOpenerPolicy: false,
+  originAgentCluster: false,
+  referrerPolicy: false,
+  xDnsPrefetchControl: false,
+  xDownloadOptions: false,
+  xPermittedCrossDomainPolicies: false,
+  xXssProtection: false,
+};
+
+/** Helmet's defaults for the docs page, without a CSP: the page runs Scalar's inline bootstrap. */
+const PAGE_SECURITY: HelmetOptions = {
+  contentSecurityPolicy: false,
+  crossOriginResourcePolicy: { policy: 'same-site' },
+};
+
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Log redaction: credentials and secrets never reach the log. */
@@ -179,14 +206,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addSchema(ProblemSchema);
   installErrorHandling(app);
 
-  // Security headers (helmet's, computed once) and the request id, on every answer.
-  const security = securityHeaders({
-    // The JSON API needs no CSP; the docs page runs Scalar's inline bootstrap.
-    contentSecurityPolicy: false,
-    crossOriginResourcePolicy: { policy: 'same-site' },
-  });
+  // Security headers (helmet's, computed once) and the request id, on every answer. API answers get
+  // the set OWASP recommends for REST services; the HTML-only headers go to the docs page alone.
+  const apiHeaders = { ...securityHeaders(API_SECURITY), 'cache-control': 'no-store' };
+  const pageHeaders = securityHeaders(PAGE_SECURITY);
   app.addHook('onRequest', (request, reply, done) => {
-    reply.headers(security).header('x-request-id', request.id);
+    reply
+      .headers(request.routeOptions.config.page ? pageHeaders : apiHeaders)
+      .header('x-request-id', request.id);
     done();
   });
 
@@ -194,7 +221,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // http/binding.ts), compiled per route.
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith('/docs')) {
-      route.config = { ...route.config, public: true };
+      route.config = { ...route.config, public: true, page: true };
       return;
     }
     const schema = route.schema as { body?: object; querystring?: object; params?: object } | undefined;

@@ -212,10 +212,43 @@ describe('operability', () => {
     expect(metrics.body).toContain('process_cpu_user_seconds_total');
   });
 
-  test('security headers are set', async () => {
+  test('API answers carry the REST security headers, and nothing meant for HTML', async () => {
     const res = await ctx.app.inject({ url: '/healthz' });
-    expect(res.headers['x-content-type-options']).toBe('nosniff');
-    expect(res.headers['strict-transport-security']).toBeDefined();
+    expect(res.headers).toMatchObject({
+      'content-security-policy': "default-src 'none';frame-ancestors 'none'",
+      'strict-transport-security': 'max-age=31536000; includeSubDomains',
+      'x-content-type-options': 'nosniff',
+      'x-frame-options': 'DENY',
+      'cross-origin-resource-policy': 'same-site',
+      'cache-control': 'no-store',
+    });
+    for (const htmlOnly of [
+      'cross-origin-opener-policy',
+      'origin-agent-cluster',
+      'x-xss-protection',
+      'x-dns-prefetch-control',
+    ])
+      expect(res.headers).not.toHaveProperty(htmlOnly);
+  });
+
+  test('the docs page gets the document headers, without a CSP for its inline bootstrap', async () => {
+    const res = await ctx.app.inject({ url: '/docs/' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.headers).toMatchObject({
+      'x-frame-options': 'SAMEORIGIN',
+      'cross-origin-opener-policy': 'same-origin',
+    });
+    expect(res.headers).not.toHaveProperty('content-security-policy');
+  });
+
+  test('a route that sets its own caching keeps it', async () => {
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      payload: { grant_type: 'nonsense' },
+    });
+    expect(res.headers['cache-control']).toBe('no-store');
   });
 
   test('the OpenAPI document describes the routes, the bearer scheme and the problem shape', async () => {
