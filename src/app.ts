@@ -20,6 +20,7 @@ import { type Config, isProduction } from './config';
 import { customerRoutes } from './customers/routes';
 import { type CustomerService, createCustomerService } from './customers/service';
 import type { Database } from './db/client';
+import { answerCache } from './http/answer-cache';
 import { compileBinder, compileQueryBinder, fieldsWithNul } from './http/binding';
 import { installErrorHandling } from './http/errors';
 import { metricsPlugin } from './http/metrics';
@@ -307,6 +308,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       message: `Rate limit exceeded; retry in ${context.after}.`,
     }),
   });
+
+  // After authentication and the rate limit, which every request goes through, replayed or not.
+  await app.register(answerCache, { ttlMs: config.answerCacheMs, context: services.pricing.today });
 
   app.get(
     '/healthz',

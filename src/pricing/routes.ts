@@ -29,6 +29,8 @@ export const pricingRoutes: FastifyPluginAsyncTypebox<{ pricing: PricingService 
 ) => {
   const calculator = createCalculator(pricing);
   const price = { scope: 'price' as const };
+  // The GET prices are pure functions of the URL, the key and the data in force (http/answer-cache.ts).
+  const priceQuery = { ...price, answerCache: true };
   const admin = { scope: 'admin' as const };
   const tags = ['Price'];
   const v2 = {
@@ -54,7 +56,7 @@ export const pricingRoutes: FastifyPluginAsyncTypebox<{ pricing: PricingService 
   app.get(
     '/v2/PriceCalculator',
     {
-      config: price,
+      config: priceQuery,
       schema: {
         ...v2,
         summary: 'Domestic price (v2, query parameters)',
@@ -69,7 +71,7 @@ export const pricingRoutes: FastifyPluginAsyncTypebox<{ pricing: PricingService 
   app.get(
     '/v3/Calculate/',
     {
-      config: price,
+      config: priceQuery,
       schema: {
         tags,
         summary: 'Domestic price (v3)',
@@ -85,7 +87,7 @@ export const pricingRoutes: FastifyPluginAsyncTypebox<{ pricing: PricingService 
   app.get(
     '/v2/europe/price',
     {
-      config: price,
+      config: priceQuery,
       schema: {
         tags,
         summary: 'International price',
