@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import formbody from '@fastify/formbody';
-import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import underPressure from '@fastify/under-pressure';
@@ -25,6 +24,7 @@ import { compileBinder, compileQueryBinder, fieldsWithNul } from './http/binding
 import { installErrorHandling } from './http/errors';
 import { metricsPlugin } from './http/metrics';
 import { sendProblem } from './http/problem';
+import { rateLimitPlugin } from './http/rate-limit';
 import { ProblemSchema } from './http/schemas';
 import { securityHeaders } from './http/security-headers';
 import { bodyAjv, textAjv } from './http/validation';
@@ -296,18 +296,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
   await app.register(authPlugin, { auth: services.auth });
-  await app.register(rateLimit, {
-    // After authentication, so the limit is per key; unauthenticated callers are limited per address.
-    hook: 'preParsing',
-    max: config.rateLimitPerMinute,
-    timeWindow: 60_000,
-    keyGenerator: (request) => (request.account ? `key:${request.account.keyId}` : `ip:${request.ip}`),
-    allowList: (request) => request.routeOptions.config.public === true && !request.url.startsWith('/oauth'),
-    errorResponseBuilder: (_request, context) => ({
-      statusCode: 429,
-      message: `Rate limit exceeded; retry in ${context.after}.`,
-    }),
-  });
+  // After authentication, so the limit is per key; the token endpoint is limited per address.
+  await app.register(rateLimitPlugin, { perMinute: config.rateLimitPerMinute });
 
   // After authentication and the rate limit, which every request goes through, replayed or not.
   await app.register(answerCache, { ttlMs: config.answerCacheMs, context: services.pricing.today });
