@@ -87,23 +87,21 @@ export const answerCache = fp(async (app: FastifyInstance, opts: AnswerCacheOpti
     done(null, payload);
   }
 
+  function clearOnWrite(_request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
+    if (reply.statusCode < 400) answers.clear();
+    done();
+  }
+
   app.addHook('onRoute', (route) => {
+    // Every write under /admin may change what a price is; only those routes get the hook.
+    const methods = asList(route.method);
+    if (route.url.startsWith('/admin') && methods.some((m) => m !== 'GET' && m !== 'HEAD')) {
+      route.onResponse = [...asList(route.onResponse), clearOnWrite];
+    }
     if (!route.config?.answerCache) return;
     // First among the route's preValidation hooks: a replay needs no binding or validation.
     route.preValidation = [replay, ...asList(route.preValidation)];
     route.onSend = [...asList(route.onSend), keep];
-  });
-
-  app.addHook('onResponse', (request, reply, done) => {
-    if (
-      request.method !== 'GET' &&
-      request.method !== 'HEAD' &&
-      reply.statusCode < 400 &&
-      request.routeOptions.url?.startsWith('/admin')
-    ) {
-      answers.clear();
-    }
-    done();
   });
 });
 
