@@ -231,4 +231,24 @@ describe('rate limiting per key', () => {
       await limited.close();
     }
   });
+
+  test('answers say the limit and what is left; public reads are not limited, the token endpoint is', async () => {
+    const limited = await buildTestApp({ env: { KOLLI_RATE_LIMIT_PER_MINUTE: '3' } });
+    try {
+      const key = await limited.keyFor({ scopes: ['price'] });
+      const first = await limited.app.inject({ url: '/v1/postalcodes/0150', headers: bearer(key) });
+      expect(first.headers['x-ratelimit-limit']).toBe('3');
+      expect(first.headers['x-ratelimit-remaining']).toBe('2');
+      expect(Number(first.headers['x-ratelimit-reset'])).toBeGreaterThan(0);
+      for (let i = 0; i < 5; i++)
+        expect((await limited.app.inject({ url: '/healthz' })).statusCode).toBe(200);
+      const token = () =>
+        limited.app.inject({ method: 'POST', url: '/oauth/token', payload: { grant_type: 'nonsense' } });
+      const codes = [];
+      for (let i = 0; i < 4; i++) codes.push((await token()).statusCode);
+      expect(codes).toEqual([400, 400, 400, 429]);
+    } finally {
+      await limited.close();
+    }
+  });
 });
