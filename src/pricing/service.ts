@@ -326,11 +326,13 @@ export function createPricingService(deps: PricingDeps) {
 
   // The Oslo date cannot change within one UTC minute; formatting it per request would cost more
   // than the whole quote.
+  // Every price request asks (the answer cache keys on it), so the real clock is read without a Date.
+  const nowMs = deps.clock ? () => clock().getTime() : Date.now;
   let todayCache = { minute: Number.NaN, date: '' };
   const today = () => {
-    const now = clock();
-    const minute = Math.floor(now.getTime() / 60_000);
-    if (minute !== todayCache.minute) todayCache = { minute, date: osloDateTime(now).date };
+    const ms = nowMs();
+    const minute = Math.floor(ms / 60_000);
+    if (minute !== todayCache.minute) todayCache = { minute, date: osloDateTime(new Date(ms)).date };
     return todayCache.date;
   };
 
