@@ -378,7 +378,6 @@ export function createPricingService(deps: PricingDeps) {
     >,
   ): Promise<Resolved<DomesticContext>> {
     const errors: QuoteErrors = {};
-    const add = addError.bind(null, errors);
     // Warm caches answer synchronously; only the catalogue's (always a promise) is awaited then.
     const inputs = [
       tariffs.all(),
@@ -394,10 +393,11 @@ export function createPricingService(deps: PricingDeps) {
     const payer = payerEntry?.customer ?? null;
     const facts = catalogFacts(rules);
     const product = facts.products.get(req.productCode);
-    if (!product) add('productCode', `Product code ${req.productCode} does not exist.`);
-    if (typeof tariff === 'string') add('pickupDate', tariff);
+    if (!product) addError(errors, 'productCode', `Product code ${req.productCode} does not exist.`);
+    if (typeof tariff === 'string') addError(errors, 'pickupDate', tariff);
     if (!payer) {
-      add(
+      addError(
+        errors,
         req.payerCustomerNr === req.customerNr ? 'customerNr' : 'payerCustomerNr',
         `Customer number ${req.payerCustomerNr} does not exist.`,
       );
@@ -406,8 +406,8 @@ export function createPricingService(deps: PricingDeps) {
       ['senderZip', req.fromZip, from],
       ['receiverZip', req.toZip, to],
     ] as const) {
-      if (!found?.known) add(field, `Postal code ${zip} is not in the postal register.`);
-      else if (!found.terminal) add(field, `No terminal serves postal code ${zip}.`);
+      if (!found?.known) addError(errors, field, `Postal code ${zip} is not in the postal register.`);
+      else if (!found.terminal) addError(errors, field, `No terminal serves postal code ${zip}.`);
     }
     if (!product || typeof tariff === 'string' || !payer || !from?.terminal || !to?.terminal) {
       return { ok: false, errors };
