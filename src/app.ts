@@ -300,7 +300,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(rateLimitPlugin, { perMinute: config.rateLimitPerMinute });
 
   // After authentication and the rate limit, which every request goes through, replayed or not.
-  await app.register(answerCache, { ttlMs: config.answerCacheMs, context: services.pricing.today });
+  await app.register(answerCache, {
+    ttlMs: config.answerCacheMs,
+    context: services.pricing.today,
+    clearedByWritesUnder: '/admin',
+  });
 
   app.get(
     '/healthz',

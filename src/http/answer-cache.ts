@@ -27,6 +27,8 @@ export interface AnswerCacheOptions {
    * force, say); part of the key.
    */
   context: () => string;
+  /** A successful write to a route under this prefix may change any answer, and clears the cache. */
+  clearedByWritesUnder: string;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -40,9 +42,9 @@ const MAX_ANSWER_BYTES = 64 * 1024;
  * security headers still run on every request, because they come before it.
  *
  * Staleness is bounded: an entry lives `ttlMs` (1 s by default), its key holds `context()` (for
- * prices the Oslo date, which picks the tariff in force), and any successful write under `/admin`
- * through this process (tariffs, exchange rates, customers and agreements, catalogue, postal codes)
- * clears the cache at once. Changes made through another process reach this one's data caches
+ * prices the Oslo date, which picks the tariff in force), and any successful write under
+ * `clearedByWritesUnder` through this process (for prices `/admin`: tariffs, exchange rates,
+ * customers and agreements, catalogue, postal codes) clears the cache at once. Changes made through another process reach this one's data caches
  * within their own 10 s anyway.
  */
 export const answerCache = fp(async (app: FastifyInstance, opts: AnswerCacheOptions) => {
@@ -93,9 +95,9 @@ export const answerCache = fp(async (app: FastifyInstance, opts: AnswerCacheOpti
   }
 
   app.addHook('onRoute', (route) => {
-    // Every write under /admin may change what a price is; only those routes get the hook.
+    // Only the writes that may change an answer get the clearing hook.
     const methods = asList(route.method);
-    if (route.url.startsWith('/admin') && methods.some((m) => m !== 'GET' && m !== 'HEAD')) {
+    if (route.url.startsWith(opts.clearedByWritesUnder) && methods.some((m) => m !== 'GET' && m !== 'HEAD')) {
       route.onResponse = [...asList(route.onResponse), clearOnWrite];
     }
     if (!route.config?.answerCache) return;
