@@ -171,6 +171,28 @@ const formatPercent = (bp: number) => `${(bp / 100).toString()} %`;
 const basisPoints = (bp: number) => (Number.isFinite(bp) ? Math.min(10_000, Math.max(0, Math.round(bp))) : 0);
 
 /**
+ * The agreement's freight discount and the energy addition on the discounted freight, as cost lines
+ * (a zero line is left out): the same rule at home and abroad.
+ */
+function discountAndEnergy(freight: number, discountBp: number, energyBp: number): CostLine[] {
+  const lines: CostLine[] = [];
+  const bp = basisPoints(discountBp);
+  const discount = percentOf(freight, bp);
+  if (discount > 0) {
+    lines.push({
+      code: 'DISCOUNT',
+      description: `Main freight discount ${formatPercent(bp)}`,
+      amount: -discount,
+    });
+  }
+  const energy = percentOf(freight - discount, energyBp);
+  if (energy > 0) {
+    lines.push({ code: 'ENERGY', description: `Energy addition ${formatPercent(energyBp)}`, amount: energy });
+  }
+  return lines;
+}
+
+/**
  * Prices a domestic shipment. Chargeable weight is the largest of real weight, volume × the
  * product's volume factor, load meters × the load-meter weight, pallet spaces × the pallet-space
  * weight and units × the unit weight, rounded up to whole kg. With parcels, each parcel is priced on
@@ -350,23 +372,7 @@ export function priceDomestic(req: DomesticRequest, ctx: DomesticContext): Resul
   );
 
   const lines: CostLine[] = [{ code: 'FREIGHT', description: 'Agreed freight', amount: freightAmount }];
-  const discountBp = basisPoints(ctx.agreement.discountBp);
-  const discount = percentOf(freightAmount, discountBp);
-  if (discount > 0) {
-    lines.push({
-      code: 'DISCOUNT',
-      description: `Main freight discount ${formatPercent(discountBp)}`,
-      amount: -discount,
-    });
-  }
-  const energy = percentOf(freightAmount - discount, tariff.energyBp);
-  if (energy > 0) {
-    lines.push({
-      code: 'ENERGY',
-      description: `Energy addition ${formatPercent(tariff.energyBp)}`,
-      amount: energy,
-    });
-  }
+  lines.push(...discountAndEnergy(freightAmount, ctx.agreement.discountBp, tariff.energyBp));
   const toll = tariff.tollRoad[zone - 1] ?? 0;
   if (toll > 0) lines.push({ code: 'TOLL', description: 'Toll road addition', amount: toll });
   if (req.deliveryType === 0 && table.privateDelivery) {
@@ -553,23 +559,7 @@ export function priceInternational(
   const freightEur =
     req.terms === 'CPT' ? doorToDoor - percentOf(doorToDoor, table.destinationDeliveryBp) : doorToDoor;
 
-  const others: CostLine[] = [];
-  const discountBp = basisPoints(ctx.discountBp);
-  const discount = percentOf(freightEur, discountBp);
-  if (discount > 0) {
-    others.push({
-      code: 'DISCOUNT',
-      description: `Main freight discount ${formatPercent(discountBp)}`,
-      amount: -discount,
-    });
-  }
-  const energy = percentOf(freightEur - discount, intl.energyBp);
-  if (energy > 0)
-    others.push({
-      code: 'ENERGY',
-      description: `Energy addition ${formatPercent(intl.energyBp)}`,
-      amount: energy,
-    });
+  const others = discountAndEnergy(freightEur, ctx.discountBp, intl.energyBp);
   const fees = intl.fees;
   if (req.terms === 'EXW')
     others.push({ code: 'ORIGIN_PICKUP', description: 'Pickup at origin (EXW)', amount: fees.originPickup });

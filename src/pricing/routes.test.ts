@@ -42,9 +42,25 @@ const qs = (params: Record<string, string | number | (string | number)[]>) =>
   Object.entries(params)
     .flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((x) => `${k}=${encodeURIComponent(String(x))}`))
     .join('&');
-const v3 = (params: Record<string, string | number | (string | number)[]>, k = key) =>
+const v3Url = (params: Record<string, string | number | (string | number)[]>) =>
+  `/v3/Calculate/?${qs({ Customernr: '2000', SenderZip: '0150', ReceiverZip: '5003', ProductCode: '43', ...params })}`;
+const v3 = (params: Record<string, string | number | (string | number)[]>, k = key) => get(v3Url(params), k);
+/** A DDU export of 12 kg from Oslo to Berlin for customer 2000, with `params` changed. */
+const europe = (params: Record<string, string | number | boolean | string[]> = {}, k = key) =>
   get(
-    `/v3/Calculate/?${qs({ Customernr: '2000', SenderZip: '0150', ReceiverZip: '5003', ProductCode: '43', ...params })}`,
+    `/v2/europe/price?${qs({
+      CustomerId: priceServiceId,
+      ProductCode: 'EP',
+      OriginCountry: 'NO',
+      OriginPostalCode: '0150',
+      DestinationCountry: 'DE',
+      DestinationPostalCode: '10115',
+      Weight: '12',
+      Currency: 'NOK',
+      ShipmentCategory: 'export',
+      Terms: 'DDU',
+      ...(params as Record<string, string>),
+    })}`,
     k,
   );
 const errorsOf = (res: { json(): unknown }) => (res.json() as { errors: Record<string, string[]> }).errors;
@@ -227,7 +243,7 @@ describe('GET /v3/Calculate/', () => {
   });
 
   test('access: 401 without a key, 403 without the price scope or for another customer', async () => {
-    const url = `/v3/Calculate/?${qs({ Customernr: '2000', SenderZip: '0150', ReceiverZip: '5003', ProductCode: '43', Weight: 5 })}`;
+    const url = v3Url({ Weight: 5 });
     const none = await ctx.app.inject({ url });
     expect(none.statusCode).toBe(401);
     expect(none.headers['content-type']).toContain('text/plain');
@@ -321,23 +337,19 @@ describe('v2 PriceCalculator', () => {
           const viaGet = await get(`/v2/PriceCalculator?${qs(query as Record<string, string>)}`);
           expect(post.statusCode).toBe(200);
           expect(viaGet.json()).toEqual(post.json());
-          const v3Res = await get(
-            `/v3/Calculate/?${qs({
-              Customernr: '2000',
-              SenderZip: '0150',
-              ReceiverZip: r.receiver_zip,
-              ProductCode: r.product_type,
-              Weight: r.weight,
-              ...(r.volume_d3 !== undefined ? { VolumeD3: r.volume_d3 } : {}),
-              Services: r.service,
-              ...Object.fromEntries(
-                (parcels ?? []).flatMap((p, i) => [
-                  [`Parcels[${i}].Weight`, p.weight],
-                  [`Parcels[${i}].Length`, p.length],
-                ]),
-              ),
-            })}`,
-          );
+          const v3Res = await v3({
+            ReceiverZip: r.receiver_zip,
+            ProductCode: r.product_type,
+            Weight: r.weight,
+            ...(r.volume_d3 !== undefined ? { VolumeD3: r.volume_d3 } : {}),
+            Services: r.service,
+            ...Object.fromEntries(
+              (parcels ?? []).flatMap((p, i) => [
+                [`Parcels[${i}].Weight`, p.weight],
+                [`Parcels[${i}].Length`, p.length],
+              ]),
+            ),
+          });
           const a = post.json() as { Freight: unknown; Total: number };
           const b = v3Res.json() as { Freight: unknown; Total: number };
           expect(b.Freight).toEqual(a.Freight);
@@ -392,24 +404,6 @@ describe('v2 PriceCalculator', () => {
 });
 
 describe('GET /v2/europe/price', () => {
-  const europe = (params: Record<string, string | number | boolean | string[]>, k = key) =>
-    get(
-      `/v2/europe/price?${qs({
-        CustomerId: priceServiceId,
-        ProductCode: 'EP',
-        OriginCountry: 'NO',
-        OriginPostalCode: '0150',
-        DestinationCountry: 'DE',
-        DestinationPostalCode: '10115',
-        Weight: '12',
-        Currency: 'NOK',
-        ShipmentCategory: 'export',
-        Terms: 'DDU',
-        ...(params as Record<string, string>),
-      })}`,
-      k,
-    );
-
   test('DDP to Germany in NOK, with the volume weight and the customer’s discount', async () => {
     // 0.05 m³ × 333 = 16.65 → 17 kg beats 12 kg; DE is zone 2; EP ≤20 kg zone 2 = EUR 62.00.
     // DISCOUNT 10 % = 6.20; ENERGY 14 % of 55.80 = 7.812 → 7.81; export 39.00, import 49.00, duty 25.00.
@@ -588,20 +582,7 @@ describe('tariff administration', () => {
     });
     expect(res.statusCode).toBe(200);
     // DDU, 12 kg to DE: EUR 62.00, −6.20, 7.81, 39.00 at 12.00 = 744.00 − 74.40 + 93.72 + 468.00 = 1231.32.
-    const price = await get(
-      `/v2/europe/price?${qs({
-        CustomerId: priceServiceId,
-        ProductCode: 'EP',
-        OriginCountry: 'NO',
-        OriginPostalCode: '0150',
-        DestinationCountry: 'DE',
-        DestinationPostalCode: '10115',
-        Weight: '12',
-        Currency: 'NOK',
-        ShipmentCategory: 'export',
-        Terms: 'DDU',
-      })}`,
-    );
+    const price = await europe();
     expect(json<{ Total: string }>(price).Total).toBe('1231.32');
     const bad = await ctx.app.inject({
       method: 'PUT',

@@ -496,16 +496,6 @@ export function createPricingService(deps: PricingDeps) {
     return result.ok === true ? { ok: true, kind: 'international', quote: result.value } : result;
   };
 
-  async function quoteDomestic(req: DomesticQuoteRequest): Promise<QuoteResult> {
-    const resolved = await resolveDomestic(req);
-    return resolved.ok ? quoteDomesticWith(resolved.ctx, req) : resolved;
-  }
-
-  async function quoteInternational(req: InternationalQuoteRequest): Promise<QuoteResult> {
-    const resolved = await resolveInternational(req);
-    return resolved.ok ? quoteInternationalWith(resolved.ctx, req) : resolved;
-  }
-
   /**
    * Resolves, with the caches, everything `quote` needs for a request except its measures, and
    * returns a synchronous quote for that context. Booking prepares before its transaction and
@@ -538,8 +528,10 @@ export function createPricingService(deps: PricingDeps) {
    * The one price function: the calculators and booking all price through it, so a booked shipment
    * costs what the calculator quoted for the same inputs (CONTRACT §6).
    */
-  const quote = (req: QuoteRequest): Promise<QuoteResult> =>
-    req.kind === 'domestic' ? quoteDomestic(req) : quoteInternational(req);
+  async function quote(req: QuoteRequest): Promise<QuoteResult> {
+    const prepared = await prepare(req);
+    return prepared.ok ? prepared.ctx(req) : prepared;
+  }
 
   const summary = (v: Version<CompiledTariff>, doc?: TariffDocument): TariffSummary => ({
     ValidFrom: v.validFrom,
