@@ -25,6 +25,7 @@ import { installErrorHandling } from './http/errors';
 import { metricsPlugin } from './http/metrics';
 import { sendProblem } from './http/problem';
 import { rateLimitPlugin } from './http/rate-limit';
+import { asList } from './http/route-hooks';
 import { ProblemSchema } from './http/schemas';
 import { securityHeaders } from './http/security-headers';
 import { bodyAjv, textAjv } from './http/validation';
@@ -249,14 +250,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         ),
       );
     };
-    route.preValidation = [
-      ...(Array.isArray(route.preValidation)
-        ? route.preValidation
-        : route.preValidation
-          ? [route.preValidation]
-          : []),
-      hook,
-    ];
+    route.preValidation = [...asList(route.preValidation), hook];
   });
 
   await app.register(underPressure, {

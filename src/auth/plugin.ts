@@ -10,8 +10,6 @@ declare module 'fastify' {
     public?: boolean;
     /** Scope the key must hold; absent means any valid key will do. */
     scope?: Scope;
-    /** An HTML page (the API reference), which gets the security headers for documents. */
-    page?: boolean;
   }
   interface FastifyRequest {
     /** The caller; set on every route that is not `public` before anything else runs. */

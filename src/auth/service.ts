@@ -58,6 +58,13 @@ export function createAuthService(deps: { db: Db; config: Config }) {
   let secret: Promise<Uint8Array> | undefined;
   const adminKeyHash = deps.config.adminKey ? hashKey(deps.config.adminKey) : null;
 
+  /** The admin key's account, or what the cache knows of a key hash (`undefined`: ask the database). */
+  function cachedByHash(hash: string): Account | null | undefined {
+    if (adminKeyHash && equalHashes(hash, adminKeyHash)) return ADMIN_BOOTSTRAP;
+    const cached = byHash.get(hash);
+    return cached === undefined ? undefined : cached === 'none' ? null : cached;
+  }
+
   const signingKey = () => {
     secret ??= (
       deps.config.tokenSecret ? Promise.resolve(deps.config.tokenSecret) : store.tokenSecret()
@@ -102,20 +109,15 @@ export function createAuthService(deps: { db: Db; config: Config }) {
      * hashes twice.
      */
     cachedAccount(credential: string): Account | null | undefined {
-      if (isAccessToken(credential)) return undefined;
-      const hash = hashKey(credential);
-      if (adminKeyHash && equalHashes(hash, adminKeyHash)) return ADMIN_BOOTSTRAP;
-      const cached = byHash.get(hash);
-      return cached === undefined ? undefined : cached === 'none' ? null : cached;
+      return isAccessToken(credential) ? undefined : cachedByHash(hashKey(credential));
     },
 
     /** Resolves a bearer credential (API key or access token) to an account; null when it is not valid. */
     async authenticate(credential: string): Promise<Account | null> {
       if (isAccessToken(credential)) return accountFromToken(credential);
       const hash = hashKey(credential);
-      if (adminKeyHash && equalHashes(hash, adminKeyHash)) return ADMIN_BOOTSTRAP;
-      const cached = byHash.get(hash);
-      if (cached !== undefined) return cached === 'none' ? null : cached;
+      const cached = cachedByHash(hash);
+      if (cached !== undefined) return cached;
       const row = await store.activeKeyByHash(hash);
       const account = row ? toAccount(row) : null;
       byHash.set(hash, account ?? 'none');

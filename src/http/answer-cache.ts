@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import fp from 'fastify-plugin';
 import { LRUCache } from 'lru-cache';
+import { asList } from './route-hooks';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -106,8 +107,3 @@ export const answerCache = fp(async (app: FastifyInstance, opts: AnswerCacheOpti
     route.onSend = [...asList(route.onSend), keep];
   });
 });
-
-function asList<T>(hooks: T | T[] | undefined): T[] {
-  if (hooks === undefined) return [];
-  return Array.isArray(hooks) ? hooks : [hooks];
-}

@@ -79,7 +79,7 @@ const INDEXED = /^([A-Za-z_]+)\[(\d{1,6})\](?:\.([A-Za-z_]+)|\[([A-Za-z_]+)\])$/
  * (or `parcels[0][weight]=12`) become `parcels: [{ weight: '12', length: '60' }]`, ordered by index.
  * `compileQueryBinder` runs it before renaming, so the list and its properties bind case-insensitively.
  */
-export function groupIndexedParams(query: unknown): unknown {
+function groupIndexedParams(query: unknown): unknown {
   if (typeof query !== 'object' || query === null) return query;
   let indexed = false;
   for (const key in query) {

@@ -1,6 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import helmet, { type HelmetOptions } from 'helmet';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** An HTML page (the API reference), which gets the security headers for documents. */
+    page?: boolean;
+  }
+}
+
 /**
  * The security headers helmet sets, worked out once at start. Helmet decides the headers and their
  * values; running its middleware on every request cost about a third of the throughput of a small
