@@ -2,6 +2,7 @@ import type { CatalogRules, Product } from '../catalog/service';
 import type { Violations } from '../lib/errors';
 import { isGsin } from '../lib/gs1';
 import { addDays, dateOfDateTime, isWorkingDay } from '../schedule/calendar';
+import { DESIRED_DATE_SLACK_DAYS } from '../schedule/service';
 import type { ShipmentUpdate } from './schemas';
 import type { AddressBlock, CustomsLine, ShipmentAddresses } from './tables';
 
@@ -236,8 +237,8 @@ export function checkDesiredDate(
   if (!v.check(field, isWorkingDay(date), `${date} is not a working day.`)) return;
   v.check(
     field,
-    date >= earliest && date <= addDays(earliest, 3),
-    `The ${field} must be between ${earliest} and ${addDays(earliest, 3)} (at most 3 days after the earliest date of the schedule).`,
+    date >= earliest && date <= addDays(earliest, DESIRED_DATE_SLACK_DAYS),
+    `The ${field} must be between ${earliest} and ${addDays(earliest, DESIRED_DATE_SLACK_DAYS)} (at most ${DESIRED_DATE_SLACK_DAYS} days after the earliest date of the schedule).`,
   );
 }
 
@@ -280,4 +281,24 @@ export function checkProductRules(
       `Product ${product.ProductCode} does not deliver to pickup points.`,
     );
   }
+}
+
+/** Who pays a shipment: S the sender, M the recipient, F a third party (invoice payer roles). */
+export type PayerRole = 'S' | 'M' | 'F';
+
+/**
+ * The payer of a shipment: the third party when one is named, else the recipient when it shall pay
+ * and has a customer number, else the sender. Booking prices on the payer's agreement; invoicing
+ * bills the payer.
+ */
+export function payerOf(s: {
+  customerNr: string;
+  recipientShallPay: boolean;
+  recipientCustomerId: number | null;
+  payerCustomerId: number | null;
+}): { role: PayerRole; customerNr: string } {
+  if (s.payerCustomerId !== null) return { role: 'F', customerNr: String(s.payerCustomerId) };
+  if (s.recipientShallPay && s.recipientCustomerId !== null)
+    return { role: 'M', customerNr: String(s.recipientCustomerId) };
+  return { role: 'S', customerNr: s.customerNr };
 }

@@ -22,6 +22,7 @@ import {
   dateOf,
   parseDeliveryType,
   parseStatus,
+  payerOf,
   type ShipmentStatus,
   STATUS,
 } from './rules';
@@ -247,12 +248,14 @@ interface PricedAhead {
 class StaleQuote extends Error {}
 
 /** Who pays the freight: a third party, the paying recipient, or else the sender's customer. */
-const payerOf = (body: ShipmentUpdate) =>
-  body.PayerCustomerId !== undefined
-    ? String(body.PayerCustomerId)
-    : body.RecipientShallPay && body.RecipientCustomerId !== undefined
-      ? String(body.RecipientCustomerId)
-      : body.CustomerId;
+/** The payer (`payerOf`) of a requested shipment. */
+const payerOfRequest = (body: ShipmentUpdate) =>
+  payerOf({
+    customerNr: body.CustomerId,
+    recipientShallPay: body.RecipientShallPay ?? false,
+    recipientCustomerId: body.RecipientCustomerId ?? null,
+    payerCustomerId: body.PayerCustomerId ?? null,
+  }).customerNr;
 
 /** The return shipment's addresses: from the recipient back to the return address (or the sender). */
 const returnAddresses = (a: ShipmentAddresses): ShipmentAddresses => ({
@@ -437,7 +440,7 @@ export function createBookingService(deps: BookingDeps) {
     const productCode = c.product.ProductCode;
     const main = await priceOf(
       body.CustomerId,
-      payerOf(body),
+      payerOfRequest(body),
       { productCode, deliveryType: c.deliveryType, services: c.services, unitCode: c.unitCode },
       c.addresses,
       merged,

@@ -1,5 +1,6 @@
 import { type Account, assertCanActFor, canActFor } from '../auth/access';
 import { addressLine, displayName, EMPTY_ADDRESS } from '../booking/addresses';
+import { type PayerRole, payerOf } from '../booking/rules';
 import type { CatalogRules, CatalogService } from '../catalog/service';
 import type { CustomerService } from '../customers/service';
 import type { Db, Tx } from '../db/client';
@@ -24,7 +25,6 @@ export const PAYMENT_TERMS_DAYS = 14;
 /** Longest pickup-date interval of one invoice report. */
 export const MAX_REPORT_DAYS = 366;
 
-export type PayerRole = 'S' | 'M' | 'F';
 export const PAYER_ROLES: readonly PayerRole[] = ['S', 'M', 'F'];
 
 export interface InvoicingDeps {
@@ -49,18 +49,6 @@ export interface RunResult {
 }
 
 /** Who pays a shipment and in which role: a third party (F), the recipient (M) or the sender (S). */
-export function payerOf(
-  s: Pick<Invoiceable, 'customerNr' | 'recipientShallPay' | 'recipientCustomerId' | 'payerCustomerId'>,
-): {
-  role: PayerRole;
-  customerNr: string;
-} {
-  if (s.payerCustomerId !== null) return { role: 'F', customerNr: String(s.payerCustomerId) };
-  if (s.recipientShallPay && s.recipientCustomerId !== null)
-    return { role: 'M', customerNr: String(s.recipientCustomerId) };
-  return { role: 'S', customerNr: s.customerNr };
-}
-
 const kr = (ore: number) => ore / 100;
 /** Thousandths (grams, cm³) as a two-decimal string of the whole unit, rounded half up exactly. */
 const thousandthsText = (n: number) => formatAmount(mulDivHalfUp(n, 1, 10));

@@ -1,3 +1,4 @@
+import { csvField } from '../reference-data/files';
 /**
  * The sandbox pickup points, generated deterministically from the postal register: one point per
  * started ten street-address codes (categories G and B) of a place that has at least two of them, at
@@ -82,15 +83,10 @@ export function generateSandboxPoints(register: readonly RegisterRow[]): PickupP
 
 const CSV_HEADER = 'id,name,address,postal_code,place,lat,lon,opening_hours';
 
-const field = (v: string | number) => {
-  const s = String(v);
-  return /[",\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
-};
-
 /** `data/pickup-points-sandbox.csv` as the generator writes it. */
 export function sandboxCsv(points: readonly PickupPointRecord[]): string {
   const lines = points.map((p) =>
-    [p.id, p.name, p.address, p.postalCode, p.place, p.lat, p.lon, p.openingHours].map(field).join(','),
+    [p.id, p.name, p.address, p.postalCode, p.place, p.lat, p.lon, p.openingHours].map(csvField).join(','),
   );
   return `${CSV_HEADER}\n${lines.join('\n')}\n`;
 }

@@ -17,3 +17,9 @@ export function readCsv<Row = Record<string, string>>(name: string): DataFile<Ro
   const rows = parse(text, { columns: true, skip_empty_lines: true, trim: true }) as Row[];
   return { sha256: createHash('sha256').update(text).digest('hex'), rows };
 }
+
+/** One CSV field as the generators write it: quoted when it holds a quote, a comma or a newline. */
+export function csvField(value: string | number): string {
+  const s = String(value);
+  return /[",\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+}

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type DataFile, readCsv } from './files';
+import { csvField, type DataFile, readCsv } from './files';
 import { type TransitRow, transitMatrix } from './terminals-routing';
 import type { terminalOverrides, terminals } from './terminals-tables';
 
@@ -73,15 +73,10 @@ export function readShippedRouting(): { data: RoutingData; sha256: string } {
   };
 }
 
-const field = (v: string | number) => {
-  const s = String(v);
-  return /[",\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
-};
-
 /** `data/transit-days.csv` as the generator writes it (every ordered pair, sorted by codes). */
 export function transitCsv(list: readonly TerminalRecord[]): string {
   const lines = transitMatrix(list).map((r) =>
-    [r.fromTerminal, r.toTerminal, r.days, r.basis].map(field).join(','),
+    [r.fromTerminal, r.toTerminal, r.days, r.basis].map(csvField).join(','),
   );
   return `from_terminal,to_terminal,days,basis\n${lines.join('\n')}\n`;
 }

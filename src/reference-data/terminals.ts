@@ -179,11 +179,6 @@ export function createTerminalService({ db, cacheMs = ROUTING_CACHE_MS }: { db: 
       return (await snapshot()).terminals.map(view);
     },
 
-    /** Whether `code` is a terminal code. */
-    async exists(code: string): Promise<boolean> {
-      return (await snapshot()).terminals.some((t) => t.code === code);
-    },
-
     /** Working days from terminal `from` to terminal `to`, or null when either is unknown. */
     async transitDays(from: string, to: string): Promise<number | null> {
       return (await snapshot()).transit.get(`${from}>${to}`) ?? null;

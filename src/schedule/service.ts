@@ -4,6 +4,7 @@ import type { Route, TerminalService } from '../reference-data/terminals';
 import {
   addDays,
   addWorkingDays,
+  dateOfDateTime,
   daysBetween,
   isDate,
   nextWorkingDay,
@@ -59,12 +60,6 @@ export function planOf(
   };
 }
 
-/** The date part of a `YYYY-MM-DD` or `YYYY-MM-DDTHH:mm[:ss]` value, or null when it is no real date. */
-export function dateOfParam(value: string): string | null {
-  const date = value.slice(0, 10);
-  return isDate(date) ? date : null;
-}
-
 export type ScheduleService = ReturnType<typeof createScheduleService>;
 
 export interface ScheduleDeps {
@@ -115,7 +110,7 @@ export function createScheduleService(deps: ScheduleDeps) {
     }): Promise<DeliveryPlan> {
       const v = new Violations();
       const pickupDate =
-        query.pickupDate === undefined ? earliestPickupDate() : dateOfParam(query.pickupDate);
+        query.pickupDate === undefined ? earliestPickupDate() : dateOfDateTime(query.pickupDate);
       v.check('pickupDate', pickupDate !== null, 'The pickupDate field must be a date (YYYY-MM-DD).');
       const [product, terminalOf] = await Promise.all([
         deps.catalog.product(query.productCode),
@@ -143,8 +138,8 @@ export function createScheduleService(deps: ScheduleDeps) {
     /** `GET /v1/schedule/workingdays`: the working days of `[from, to]`. */
     workingDays(from: string, to: string): { WorkingDays: string[] } {
       const v = new Violations();
-      const a = dateOfParam(from);
-      const b = dateOfParam(to);
+      const a = dateOfDateTime(from);
+      const b = dateOfDateTime(to);
       v.check('from', a !== null, 'The from field must be a date (YYYY-MM-DD).');
       v.check('to', b !== null, 'The to field must be a date (YYYY-MM-DD).');
       if (a !== null && b !== null) {

@@ -524,7 +524,7 @@ export function createDeliveryEngine(options: DeliveryOptions) {
     agents.https.destroy();
   }
 
-  return { owner, timeoutMs, fanOut, claim, attempt, retryDelay, sweep, vacuum, claimTest, close };
+  return { owner, fanOut, claim, attempt, retryDelay, sweep, vacuum, claimTest, close };
 }
 
 const failure = (error: string): SendResult => ({

@@ -159,8 +159,3 @@ describe.skipIf(!onPostgres)('two workers against one PostgreSQL', () => {
     }
   });
 });
-
-// Vitest needs a test in every file it runs.
-test.skipIf(onPostgres)('the multi-worker tests run on PostgreSQL only (set TEST_DATABASE_URL)', () => {
-  expect(onPostgres).toBe(false);
-});
