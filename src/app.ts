@@ -11,6 +11,7 @@ import { authPlugin } from './auth/plugin';
 import { tokenRoutes } from './auth/routes';
 import { type AuthService, createAuthService } from './auth/service';
 import { createIdempotency, type Idempotency } from './booking/idempotency';
+import { createBookingPricing } from './booking/pricing';
 import { bookingRoutes } from './booking/routes';
 import { type BookingService, createBookingService } from './booking/service';
 import { catalogRoutes } from './catalog/routes';
@@ -93,7 +94,7 @@ export function createServices(database: Database, config: Config, options: Serv
     postalCodes,
     customers,
     schedule,
-    pricing,
+    pricing: createBookingPricing(pricing),
     pickupPoints,
     clock,
   });

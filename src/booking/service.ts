@@ -9,6 +9,7 @@ import type { LabelShipment } from '../labels/model';
 import { DomainError, notFound, Violations } from '../lib/errors';
 import { gsin, sscc } from '../lib/gs1';
 import type { PostalCodeService } from '../reference-data/postal-codes';
+import type { BookingPricing } from './pricing';
 import {
   addressesOf,
   checkCompleteAddresses,
@@ -38,25 +39,6 @@ export interface BookingSchedule {
     EarliestDeliveryDate: string;
     DeliveryDates: readonly string[];
   } | null>;
-}
-
-/** What booking needs from pricing: the frozen cost lines of a shipment, as the calculator quotes them. */
-export interface ShipmentPriceInput {
-  customerNr: string;
-  payerCustomerNr: string;
-  productCode: string;
-  fromZip: string | null;
-  toZip: string | null;
-  fromCountry: string;
-  toCountry: string;
-  deliveryType: 0 | 1;
-  services: string[];
-  unitCode: string;
-  pickupDate: string;
-  parcels: Pick<ParcelValues, 'weightG' | 'lengthCm' | 'heightCm' | 'widthCm' | 'volumeCm3'>[];
-}
-export interface BookingPricing {
-  priceShipment(input: ShipmentPriceInput): Promise<FrozenPrice>;
 }
 
 export interface BookingDeps {

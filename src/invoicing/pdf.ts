@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import PDFDocument from 'pdfkit';
 import { registerFonts } from '../lib/pdf-fonts';
-import { formatAmount } from '../pricing/money';
+import { formatAmount } from '../lib/units';
 import type { InvoiceRow, InvoiceShipmentRow } from './store';
 
 const A4: [number, number] = [595.28, 841.89];

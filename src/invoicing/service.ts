@@ -7,7 +7,7 @@ import type { Db, Tx } from '../db/client';
 import { type DomainEvent, emitEvents } from '../events/outbox';
 import { notFound, Violations } from '../lib/errors';
 import { kidOf } from '../lib/kid';
-import { formatAmount, mulDivHalfUp, parseScaled } from '../pricing/money';
+import { formatAmount, mulDivHalfUp, parseScaled } from '../lib/units';
 import type { PostalCodeService } from '../reference-data/postal-codes';
 import { addDays, dateOfDateTime, daysBetween, osloDateTime } from '../schedule/calendar';
 import {

@@ -1,8 +1,8 @@
 import countries from 'i18n-iso-countries';
 import { type Account, assertCanActFor } from '../auth/access';
 import { ValidationFailed, Violations } from '../lib/errors';
+import { formatAmount, parseScaled, toDecimal } from '../lib/units';
 import { type CostLine, categoryOf, type DomesticQuote, type ParcelField, type Terms } from './engine';
-import { formatAmount, parseScaled, toDecimal } from './money';
 import { isCurrency } from './rates';
 import type {
   EuropePriceQuery,

@@ -1,4 +1,4 @@
-import { mulDivHalfUp, percentOf } from './money';
+import { mulDivHalfUp, percentOf } from '../lib/units';
 import { type CompiledTariff, tablePrice } from './tariff';
 
 /**

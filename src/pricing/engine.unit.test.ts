@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import { formatAmount, mulDivHalfUp, parseAmount, parseScaled, percentOf } from '../lib/units';
 import {
   type AgreementFacts,
   type DomesticContext,
@@ -10,7 +11,6 @@ import {
   priceInternational,
   type ServiceFacts,
 } from './engine';
-import { formatAmount, mulDivHalfUp, parseAmount, parseScaled, percentOf } from './money';
 import { assertTariffRules, compileTariff, type TariffDocument, tablePrice } from './tariff';
 
 /**

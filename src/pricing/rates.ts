@@ -1,7 +1,7 @@
 import currencyCodes from 'currency-codes';
 import { type Static, Type } from 'typebox';
 import { Violations } from '../lib/errors';
-import { parseScaled } from './money';
+import { parseScaled } from '../lib/units';
 
 /**
  * An exchange-rate table: units of each currency per 1 EUR (the ECB reference-rate convention), in

@@ -2,8 +2,6 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { LRUCache } from 'lru-cache';
 import { Value } from 'typebox/value';
-import type { ShipmentPriceInput } from '../booking/service';
-import type { FrozenPrice } from '../booking/tables';
 import type { CatalogRules } from '../catalog/service';
 import type { Db } from '../db/client';
 import { DomainError, notFound, ValidationFailed } from '../lib/errors';
@@ -561,12 +559,10 @@ export function createPricingService(deps: PricingDeps) {
     },
 
     /**
-     * The frozen price of a booked shipment (booking's `BookingPricing`): the same `quote` the
-     * calculators use, with the booking's field names on any violation.
+     * Resolves a request's context once and answers a synchronous quote function for it: booking
+     * prepares before its transaction and prices the parcels it writes inside it.
      */
-    async priceShipment(input: ShipmentPriceInput): Promise<FrozenPrice> {
-      return (await prepareShipment(prepare, input)).price(input.parcels);
-    },
+    prepare,
 
     /** Loads the shipped tariff versions and exchange-rate tables whose files changed since the last load. */
     async loadShipped(): Promise<boolean> {
@@ -659,173 +655,3 @@ const rateSummary = (v: Version<CompiledRates>): ExchangeRateSummary => ({
   LoadedAt: v.loadedAt.toISOString(),
   Rates: Object.fromEntries(v.compiled.text),
 });
-
-// ---------------------------------------------------------------------------------------------
-// Booking
-
-/** Booked international shipments are priced door to door, export cleared (DDU), in NOK. */
-export const BOOKING_TERMS: Terms = 'DDU';
-
-/** Engine field → booking request field. */
-function bookingField(field: string): string {
-  const parcel = /^parcels\[(\d+)\]\.(\w+)$/.exec(field);
-  if (parcel)
-    return `Parcels[${parcel[1]}].${parcel[2] === 'volume' ? 'Volume' : capitalize(parcel[2] ?? '')}`;
-  const service = /^services\[(\d+)\]$/.exec(field);
-  if (service) return `Services[${service[1]}]`;
-  const names: Record<string, string> = {
-    customerNr: 'CustomerId',
-    payerCustomerNr: 'RecipientCustomerId',
-    productCode: 'ProductCode',
-    senderZip: 'PickupZip',
-    receiverZip: 'RecipientZip',
-    unitCode: 'UnitCode',
-    pickupDate: 'PickupDate',
-    deliveryType: 'DeliveryType',
-    weight: 'Parcels',
-    volume: 'Parcels',
-    numberOfUnits: 'Parcels',
-    loadMeters: 'Parcels',
-    palletSpaces: 'Parcels',
-    request: 'Parcels',
-  };
-  return names[field] ?? field;
-}
-const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
-
-const renamed = (errors: Record<string, string[] | undefined>, rename: (field: string) => string) => {
-  const out: Record<string, string[]> = {};
-  for (const [field, messages] of Object.entries(errors)) {
-    const name = rename(field);
-    out[name] = [...new Set([...(out[name] ?? []), ...(messages ?? [])])];
-  }
-  return out;
-};
-
-const frozenLine = (l: CostLine) => ({
-  CostTypeCode: l.code,
-  Description: l.description,
-  AmountOre: l.amount,
-});
-
-/** Prices the parcels of one prepared shipment; synchronous, so it is safe inside a transaction. */
-interface ShipmentPricer {
-  price(parcels: ShipmentPriceInput['parcels']): FrozenPrice;
-}
-
-type Prepared = { ok: true; ctx: (req: QuoteRequest) => QuoteResult } | { ok: false; errors: QuoteErrors };
-
-/** The quote request of a booked shipment: domestic when both ends are in Norway, else international (DDU, NOK). */
-function shipmentRequest(
-  input: Omit<ShipmentPriceInput, 'parcels'>,
-  list: ShipmentPriceInput['parcels'],
-): QuoteRequest {
-  const parcels: ParcelMeasures[] = list.map((p) => ({
-    ...(p.weightG !== null ? { weightKg: p.weightG / 1000 } : {}),
-    ...(p.lengthCm !== null ? { lengthCm: p.lengthCm } : {}),
-    ...(p.heightCm !== null ? { heightCm: p.heightCm } : {}),
-    ...(p.widthCm !== null ? { widthCm: p.widthCm } : {}),
-    ...(p.volumeCm3 !== null ? { volumeDm3: p.volumeCm3 / 1000 } : {}),
-  }));
-  const totalGrams = list.reduce((sum, p) => sum + (p.weightG ?? 0), 0);
-  if (input.fromCountry === 'NO' && input.toCountry === 'NO') {
-    return {
-      kind: 'domestic',
-      customerNr: input.customerNr,
-      payerCustomerNr: input.payerCustomerNr,
-      productCode: input.productCode,
-      fromZip: input.fromZip ?? '',
-      toZip: input.toZip ?? '',
-      pickupDate: input.pickupDate,
-      deliveryType: input.deliveryType,
-      services: input.services,
-      unitCode: input.unitCode,
-      numberOfUnits: Math.max(1, parcels.length),
-      // The shipment's total weight, as a calculator request gives it beside its parcels.
-      ...(totalGrams > 0 ? { weightKg: totalGrams / 1000 } : {}),
-      parcels,
-    };
-  }
-  return {
-    kind: 'international',
-    payerCustomerNr: input.payerCustomerNr,
-    productCode: input.productCode,
-    originCountry: input.fromCountry,
-    destinationCountry: input.toCountry,
-    pickupDate: input.pickupDate,
-    weightGrams: totalGrams,
-    volumeCm3: list.reduce(
-      (sum, p) =>
-        sum +
-        (p.lengthCm && p.heightCm && p.widthCm ? p.lengthCm * p.heightCm * p.widthCm : (p.volumeCm3 ?? 0)),
-      0,
-    ),
-    dangerousGoods: input.services.includes('12'),
-    services: input.services,
-    terms: BOOKING_TERMS,
-    currency: 'NOK',
-  };
-}
-
-async function prepareShipment(
-  prepare: (req: QuoteRequest) => Promise<Prepared>,
-  input: Omit<ShipmentPriceInput, 'parcels'>,
-): Promise<ShipmentPricer> {
-  const domestic = input.fromCountry === 'NO' && input.toCountry === 'NO';
-  if (domestic && (!input.fromZip || !input.toZip)) {
-    throw new ValidationFailed({
-      ...(input.fromZip ? {} : { PickupZip: ['The PickupZip field is required to price the shipment.'] }),
-      ...(input.toZip ? {} : { RecipientZip: ['The RecipientZip field is required to price the shipment.'] }),
-    });
-  }
-  const prepared = await prepare(shipmentRequest(input, []));
-  if (!prepared.ok) throw new ValidationFailed(renamed(prepared.errors, bookingField));
-  return { price: (parcels) => frozenPrice(prepared.ctx(shipmentRequest(input, parcels)), input) };
-}
-
-function frozenPrice(result: QuoteResult, input: Omit<ShipmentPriceInput, 'parcels'>): FrozenPrice {
-  if (result.ok === false) throw new ValidationFailed(renamed(result.errors, bookingField));
-  if (result.ok === 'noprice') {
-    throw new ValidationFailed({
-      [input.fromCountry === 'NO' ? 'RecipientCountry' : 'PickupCountry']: [result.noPrice.description],
-    });
-  }
-  if (result.kind === 'domestic') {
-    const q = result.quote;
-    return {
-      TariffVersion: q.tariffVersion,
-      Lines: [...q.freightLines, ...q.serviceLines].map(frozenLine),
-      FreightOre: q.freight,
-      ServicesOre: q.services,
-      TotalOre: q.total,
-      ChargeableWeightKg: q.chargeableWeightGrams / 1000,
-      Details: {
-        Currency: 'NOK',
-        PayerCustomerNr: input.payerCustomerNr,
-        Zone: q.zone,
-        FromTerminal: q.fromTerminal,
-        ToTerminal: q.toTerminal,
-      },
-    };
-  }
-  const q = result.quote;
-  const serviceCodes = new Set(input.services);
-  const servicesOre = q.otherLines
-    .filter((l) => serviceCodes.has(l.code))
-    .reduce((sum, l) => sum + l.amount, 0);
-  return {
-    TariffVersion: q.tariffVersion,
-    Lines: [q.freight, ...q.otherLines].map(frozenLine),
-    FreightOre: q.total - servicesOre,
-    ServicesOre: servicesOre,
-    TotalOre: q.total,
-    ChargeableWeightKg: q.chargeableWeightGrams / 1000,
-    Details: {
-      Currency: 'NOK',
-      PayerCustomerNr: input.payerCustomerNr,
-      Zone: q.zone,
-      Terms: BOOKING_TERMS,
-      International: true,
-    },
-  };
-}

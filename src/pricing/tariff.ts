@@ -1,7 +1,7 @@
 import countries from 'i18n-iso-countries';
 import { type Static, Type } from 'typebox';
 import { Violations } from '../lib/errors';
-import { parseAmount, parseScaled } from './money';
+import { parseAmount, parseScaled } from '../lib/units';
 
 /**
  * The tariff document: the JSON format of `data/tariffs/<ValidFrom>.json` and of `PUT /admin/tariffs`,

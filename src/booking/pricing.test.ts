@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
+import { createBookingPricing } from './pricing';
+
+/**
+ * A booked shipment is priced by pricing's own quote (CONTRACT §6): the frozen price equals the
+ * calculator's answer for the same inputs, and pricing's complaints carry the booking's field names.
+ * On the shipped demo tariff (data/tariffs/2026-01-01.json).
+ */
+
+let ctx: TestContext;
+let key: string; // price scope, customer 2000 (10 % discount, special unit code 51)
+
+beforeAll(async () => {
+  ctx = await buildTestApp({ clock: () => new Date('2026-11-23T09:00:00Z') });
+  await ctx.services.customers.create({
+    CustomerNr: '2000',
+    Name: 'Avtale AS',
+    Agreement: { FreightDiscountPercent: 10, SpecialUnitCodes: ['51'] },
+  });
+  key = await ctx.keyFor({ customerNrs: ['2000'], scopes: ['price'] });
+  const rates = await ctx.app.inject({
+    method: 'PUT',
+    url: '/admin/exchange-rates',
+    headers: bearer(ADMIN_KEY),
+    payload: { ValidFrom: '2026-11-20', Base: 'EUR', Rates: { NOK: '12.0000', SEK: '11.0000' } },
+  });
+  expect(rates.statusCode).toBe(200);
+});
+afterAll(() => ctx.close());
+
+const pricer = () => createBookingPricing(ctx.services.pricing);
+const qs = (params: Record<string, string | number | (string | number)[]>) =>
+  Object.entries(params)
+    .flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((x) => `${k}=${encodeURIComponent(String(x))}`))
+    .join('&');
+const v3 = (params: Record<string, string | number | (string | number)[]>) =>
+  ctx.app.inject({
+    url: `/v3/Calculate/?${qs({ Customernr: '2000', SenderZip: '0150', ReceiverZip: '5003', ProductCode: '43', ...params })}`,
+    headers: bearer(key),
+  });
+
+interface V3Result {
+  Freight: { FreightCost: number; Details: { Description: string; Cost: number; CostTypeCode: string }[] };
+  Services: { ServiceName: string; ServiceCode: string; ServiceCost: number }[];
+  Total: number;
+}
+
+describe('booking prices through the same quote', () => {
+  test('the frozen price of a shipment equals the calculator’s quote for the same inputs', async () => {
+    const frozen = await pricer().priceShipment({
+      customerNr: '2000',
+      payerCustomerNr: '2000',
+      productCode: '43',
+      fromZip: '0150',
+      toZip: '5003',
+      fromCountry: 'NO',
+      toCountry: 'NO',
+      deliveryType: 0,
+      services: ['16'],
+      unitCode: 'KL',
+      pickupDate: '2026-11-24',
+      parcels: [
+        { weightG: 10_000, lengthCm: null, heightCm: null, widthCm: null, volumeCm3: null },
+        { weightG: 10_000, lengthCm: 60, heightCm: 40, widthCm: 40, volumeCm3: null },
+      ],
+    });
+    const quoted = json<V3Result>(
+      await v3({
+        Weight: 20,
+        DeliveryType: 0,
+        Services: '16',
+        PickupDate: '2026-11-24',
+        UnitCode: 'KL',
+        NumberOfUnits: 2,
+        'Parcels[0].Weight': 10,
+        'Parcels[1].Weight': 10,
+        'Parcels[1].Length': 60,
+        'Parcels[1].Width': 40,
+        'Parcels[1].Height': 40,
+      }),
+    );
+    expect(frozen.TotalOre).toBe(Math.round(quoted.Total * 100));
+    expect(frozen.FreightOre).toBe(Math.round(quoted.Freight.FreightCost * 100));
+    expect(frozen.Lines.map((l) => [l.CostTypeCode, l.AmountOre / 100])).toEqual([
+      ...quoted.Freight.Details.map((d) => [d.CostTypeCode, d.Cost]),
+      ...quoted.Services.map((s) => [s.ServiceCode, s.ServiceCost]),
+    ]);
+    expect(frozen).toMatchObject({ TariffVersion: '2026-01-01', ChargeableWeightKg: 42 });
+  });
+
+  test('a booking the tariff cannot price names the booking’s fields', async () => {
+    await expect(
+      pricer().priceShipment({
+        customerNr: '2000',
+        payerCustomerNr: '2000',
+        productCode: '43',
+        fromZip: '0150',
+        toZip: '0000',
+        fromCountry: 'NO',
+        toCountry: 'NO',
+        deliveryType: 1,
+        services: ['42'],
+        unitCode: 'KL',
+        pickupDate: '2026-11-24',
+        parcels: [{ weightG: 1000, lengthCm: null, heightCm: null, widthCm: null, volumeCm3: null }],
+      }),
+    ).rejects.toMatchObject({ errors: { RecipientZip: expect.any(Array) } });
+  });
+
+  test('an international booking is priced DDU in NOK', async () => {
+    const frozen = await pricer().priceShipment({
+      customerNr: '2000',
+      payerCustomerNr: '2000',
+      productCode: 'EP',
+      fromZip: '0150',
+      toZip: '10115',
+      fromCountry: 'NO',
+      toCountry: 'DE',
+      deliveryType: 1,
+      services: [],
+      unitCode: 'KL',
+      pickupDate: '2026-11-24',
+      parcels: [{ weightG: 12_000, lengthCm: null, heightCm: null, widthCm: null, volumeCm3: null }],
+    });
+    // The DDU quote of GET /v2/europe/price at the 2026-11-20 rate of 12.00 (loaded above): 1231.32.
+    expect(frozen.TotalOre).toBe(123_132);
+    expect(frozen.Lines.map((l) => l.CostTypeCode)).toEqual([
+      'FREIGHT',
+      'DISCOUNT',
+      'ENERGY',
+      'EXPORT_CLEARANCE',
+    ]);
+  });
+});
