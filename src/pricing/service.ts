@@ -10,7 +10,6 @@ import { loadWhenChanged } from '../reference-data/terminals-loads';
 import { isDate, osloDateTime } from '../schedule/calendar';
 import {
   type AgreementFacts,
-  type CostLine,
   type DomesticContext,
   type DomesticQuote,
   type Errors,
