@@ -779,6 +779,12 @@ export function createBookingService(deps: BookingDeps) {
   }
 
   return {
+    /** The customer of a shipment that is not cancelled, or null (webhooks resolve registrations). */
+    shipmentOwner: (shipmentId: string) => createBookingStore(db).shipmentOwner(shipmentId),
+
+    /** The customer behind a parcel number of a shipment that is not cancelled, or null. */
+    parcelOwner: (parcelId: string) => createBookingStore(db).parcelOwner(parcelId),
+
     /** `POST /Shipment/Update`: create or update, all or nothing. */
     async update(
       account: Account,

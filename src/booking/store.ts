@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import { parcelSerial, parcels, shipmentSerial, shipments } from './tables';
 
@@ -20,6 +20,25 @@ export function createBookingStore(db: DbOrTx) {
     async shipment(id: string): Promise<ShipmentRow | null> {
       const [row] = await db.select().from(shipments).where(eq(shipments.id, id));
       return row ?? null;
+    },
+
+    /** The customer of a shipment that is not cancelled, or null. */
+    async shipmentOwner(shipmentId: string): Promise<string | null> {
+      const [row] = await db
+        .select({ customerNr: shipments.customerNr })
+        .from(shipments)
+        .where(and(eq(shipments.id, shipmentId), isNull(shipments.cancelledAt)));
+      return row?.customerNr ?? null;
+    },
+
+    /** The customer behind a parcel number of a shipment that is not cancelled, or null. */
+    async parcelOwner(parcelId: string): Promise<string | null> {
+      const [row] = await db
+        .select({ customerNr: shipments.customerNr })
+        .from(parcels)
+        .innerJoin(shipments, eq(shipments.id, parcels.shipmentId))
+        .where(and(eq(parcels.parcelId, parcelId), isNull(shipments.cancelledAt)));
+      return row?.customerNr ?? null;
     },
 
     parcelsOf: (shipmentId: string) =>

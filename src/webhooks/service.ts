@@ -16,6 +16,11 @@ export interface WebhookDeps {
   allowPrivate: boolean;
   /** Tells which customer numbers exist (an admin may register for any existing customer). */
   customers: { existing(customerNrs: string[]): Promise<Set<string>> };
+  /** Booking's read model: whose (not cancelled) shipment or parcel an `eventValue` names. */
+  shipments: {
+    shipmentOwner(shipmentId: string): Promise<string | null>;
+    parcelOwner(parcelId: string): Promise<string | null>;
+  };
   clock?: () => Date;
   /** The delivery engine shared with the worker; built from `db`, `allowPrivate` and `clock` when absent. */
   engine?: DeliveryEngine;
@@ -78,7 +83,9 @@ export function createWebhookService(deps: WebhookDeps) {
     }
     if (type === EVENT_VALUE_TYPE.shipment || type === EVENT_VALUE_TYPE.parcel) {
       const shipment = type === EVENT_VALUE_TYPE.shipment;
-      const owner = shipment ? await store.shipmentOwner(value) : await store.parcelOwner(value);
+      const owner = shipment
+        ? await deps.shipments.shipmentOwner(value)
+        : await deps.shipments.parcelOwner(value);
       if (owner === null || !canActFor(account, owner)) {
         v.add(
           'eventValue',

@@ -1,5 +1,4 @@
-import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
-import { parcels, shipments } from '../booking/tables';
+import { asc, desc, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { webhookAttempts, webhookDeliveries, webhooks } from './tables';
 
@@ -40,28 +39,6 @@ export function createWebhookStore(db: Db) {
     async remove(id: string): Promise<boolean> {
       const removed = await db.delete(webhooks).where(eq(webhooks.id, id)).returning({ id: webhooks.id });
       return removed.length > 0;
-    },
-
-    /**
-     * The customer a shipment belongs to, or null when there is no such shipment (or it was
-     * cancelled). Reads the booking tables directly: one indexed lookup, no booking rules involved.
-     */
-    async shipmentOwner(shipmentId: string): Promise<string | null> {
-      const [row] = await db
-        .select({ customerNr: shipments.customerNr })
-        .from(shipments)
-        .where(and(eq(shipments.id, shipmentId), sql`${shipments.cancelledAt} is null`));
-      return row?.customerNr ?? null;
-    },
-
-    /** The customer behind a parcel number (through its shipment), or null; see `shipmentOwner`. */
-    async parcelOwner(parcelId: string): Promise<string | null> {
-      const [row] = await db
-        .select({ customerNr: shipments.customerNr })
-        .from(parcels)
-        .innerJoin(shipments, eq(shipments.id, parcels.shipmentId))
-        .where(and(eq(parcels.parcelId, parcelId), sql`${shipments.cancelledAt} is null`));
-      return row?.customerNr ?? null;
     },
 
     /** The newest deliveries of a registration with all their attempts, oldest attempt first. */
