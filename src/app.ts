@@ -100,6 +100,7 @@ export function createServices(database: Database, config: Config, options: Serv
   });
   const operations = createOperationsService({
     db,
+    booking,
     terminalCodes: async () => new Set((await terminals.list()).map((t) => t.Code)),
     clock,
   });
@@ -123,9 +124,11 @@ export function createServices(database: Database, config: Config, options: Serv
     idempotency: createIdempotency({ db, leaseMs: config.requestTimeoutMs }),
     operations,
     simulator: isProduction(config) ? null : createSimulator({ booking, operations, postalCodes, clock }),
-    listing: createListingService({ db }),
+    listing: createListingService({ booking, operations }),
     invoicing: createInvoicingService({
       db,
+      booking,
+      operations,
       catalog,
       customers,
       postalCodes,

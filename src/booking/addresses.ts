@@ -1,4 +1,4 @@
-import type { AddressBlock } from './tables';
+import type { AddressBlock } from './model';
 
 /** An address block with nothing given. */
 export const EMPTY_ADDRESS: Readonly<AddressBlock> = Object.freeze({

@@ -1,8 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../db/client';
 import { DomainError } from '../lib/errors';
-import { idempotencyKeys } from './tables';
+import { createIdempotencyStore } from './store/idempotency';
 
 /** How long a key's first answer is replayed. */
 export const REPLAY_HOURS = 24;
@@ -44,9 +43,7 @@ const lostClaim = (key: string) =>
   );
 
 export function createIdempotency({ db, leaseMs }: { db: Db; leaseMs: number }) {
-  const where = (apiKeyId: string, key: string) =>
-    and(eq(idempotencyKeys.apiKeyId, apiKeyId), eq(idempotencyKeys.key, key));
-
+  const store = createIdempotencyStore(db);
   return {
     /**
      * Runs `execute` once per (API key, key). `execute` receives `remember`, to call inside its own
@@ -60,19 +57,12 @@ export function createIdempotency({ db, leaseMs }: { db: Db; leaseMs: number }) 
     ): Promise<StoredResponse & { replayed: boolean }> {
       for (let attempt = 0; attempt < 3; attempt++) {
         const token = randomUUID();
-        const claimed = await db
-          .insert(idempotencyKeys)
-          .values({ apiKeyId, key, requestHash: hash, claimToken: token })
-          .onConflictDoNothing()
-          .returning({ key: idempotencyKeys.key });
-        if (claimed.length === 0) {
-          const [row] = await db.select().from(idempotencyKeys).where(where(apiKeyId, key));
+        if (!(await store.claim(apiKeyId, key, hash, token))) {
+          const row = await store.get(apiKeyId, key);
           if (!row) continue; // released in between: claim again
           const age = Date.now() - row.createdAt.getTime();
           if (age > REPLAY_HOURS * 3_600_000) {
-            await db
-              .delete(idempotencyKeys)
-              .where(and(where(apiKeyId, key), eq(idempotencyKeys.createdAt, row.createdAt)));
+            await store.removeExpired(apiKeyId, key, row.createdAt);
             continue;
           }
           if (row.requestHash !== hash) {
@@ -92,18 +82,7 @@ export function createIdempotency({ db, leaseMs }: { db: Db; leaseMs: number }) 
             }
             // The first request died without an answer (and booked nothing): take the claim over, unless
             // another retry took it first.
-            const taken = await db
-              .update(idempotencyKeys)
-              .set({ createdAt: sql`now()`, claimToken: token })
-              .where(
-                and(
-                  where(apiKeyId, key),
-                  eq(idempotencyKeys.claimToken, row.claimToken),
-                  isNull(idempotencyKeys.responseStatus),
-                ),
-              )
-              .returning({ key: idempotencyKeys.key });
-            if (taken.length === 0) continue;
+            if (!(await store.takeOver(apiKeyId, key, row.claimToken, token))) continue;
           } else {
             return {
               status: row.responseStatus,
@@ -113,21 +92,15 @@ export function createIdempotency({ db, leaseMs }: { db: Db; leaseMs: number }) 
             };
           }
         }
-        const ours = and(where(apiKeyId, key), eq(idempotencyKeys.claimToken, token));
         try {
           const response = await execute(async (tx, r) => {
-            const written = await tx
-              .update(idempotencyKeys)
-              .set({ responseStatus: r.status, responseBody: r.body, responseHeaders: r.headers })
-              .where(ours)
-              .returning({ key: idempotencyKeys.key });
             // Our claim was taken over (we outlived the lease): roll the booking back, the other runs it.
-            if (written.length === 0) throw lostClaim(key);
+            if (!(await createIdempotencyStore(tx).answer(apiKeyId, key, token, r))) throw lostClaim(key);
           });
           return { ...response, replayed: false };
         } catch (e) {
           // A rejected request books nothing; free the key (if still ours) so a corrected retry can use it.
-          await db.delete(idempotencyKeys).where(ours);
+          await store.release(apiKeyId, key, token);
           throw e;
         }
       }

@@ -2,8 +2,8 @@ import { ValidationFailed } from '../lib/errors';
 import { cm3ToDm3, gramsToKg } from '../lib/units';
 import type { CostLine, ParcelMeasures, Terms } from '../pricing/engine';
 import type { PricingService, QuoteRequest, QuoteResult } from '../pricing/service';
-import type { ParcelValues } from './store';
-import type { FrozenPrice } from './tables';
+import type { FrozenPrice } from './model';
+import type { ParcelValues } from './store/shipments';
 
 /**
  * Booking's side of pricing: a booked shipment is priced by the same `quote` the calculators use

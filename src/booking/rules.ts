@@ -3,8 +3,8 @@ import type { Violations } from '../lib/errors';
 import { isGsin } from '../lib/gs1';
 import { addDays, dateOfDateTime, isWorkingDay } from '../schedule/calendar';
 import { DESIRED_DATE_SLACK_DAYS } from '../schedule/service';
+import type { AddressBlock, CustomsLine, ShipmentAddresses } from './model';
 import type { ShipmentUpdate } from './schemas';
-import type { AddressBlock, CustomsLine, ShipmentAddresses } from './tables';
 
 /** ParcelStatusEnum (CONTRACT §2). */
 export const STATUS = { Draft: 0, ReadyForPublish: 1, Published: 2 } as const;
@@ -294,11 +294,15 @@ export type PayerRole = 'S' | 'M' | 'F';
 export function payerOf(s: {
   customerNr: string;
   recipientShallPay: boolean;
-  recipientCustomerId: number | null;
-  payerCustomerId: number | null;
+  recipientCustomerId: string | null;
+  payerCustomerId: string | null;
 }): { role: PayerRole; customerNr: string } {
-  if (s.payerCustomerId !== null) return { role: 'F', customerNr: String(s.payerCustomerId) };
+  if (s.payerCustomerId !== null) return { role: 'F', customerNr: s.payerCustomerId };
   if (s.recipientShallPay && s.recipientCustomerId !== null)
-    return { role: 'M', customerNr: String(s.recipientCustomerId) };
+    return { role: 'M', customerNr: s.recipientCustomerId };
   return { role: 'S', customerNr: s.customerNr };
 }
+
+/** A customer number of the wire (an integer, when given) as the text every table keeps. */
+export const customerNrOf = (n: number | undefined | null): string | null =>
+  n === undefined || n === null ? null : String(n);

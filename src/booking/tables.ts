@@ -14,61 +14,11 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+import type { CustomsLine, FrozenPrice, ShipmentAddresses } from './model';
 
 /** Serials for generated ids: sequences never hand out a number twice, across processes and hosts. */
 export const shipmentSerial = pgSequence('shipment_serial_seq', { startWith: 1, cache: 1 });
 export const parcelSerial = pgSequence('parcel_serial_seq', { startWith: 1, cache: 1 });
-
-/** One address block of the booking request, with the spec's field names (without the block prefix). */
-export interface AddressBlock {
-  CompanyName: string | null;
-  FirstName: string | null;
-  LastName: string | null;
-  Address: string | null;
-  Address2: string | null;
-  Zip: string | null;
-  Place: string | null;
-  County: string | null;
-  Country: string | null;
-  Phone: string | null;
-  Email: string | null;
-}
-
-export interface ShipmentAddresses {
-  Pickup: AddressBlock;
-  Recipient: AddressBlock;
-  Return: AddressBlock | null;
-  PickupPoint: AddressBlock | null;
-}
-
-export interface CustomsLine {
-  CountryOfOrigin: string | null;
-  GrossWeight: number | null;
-  NetWeight: number | null;
-  GoodsDescription: string | null;
-  HsCode: string | null;
-  GoodsValue: number | null;
-  CurrencyType: string | null;
-  Quantity: number | null;
-}
-
-/** A priced cost line, frozen with the shipment when it is published (amounts in øre). */
-export interface FrozenCostLine {
-  CostTypeCode: string;
-  Description: string;
-  AmountOre: number;
-}
-
-export interface FrozenPrice {
-  TariffVersion: string;
-  Lines: FrozenCostLine[];
-  FreightOre: number;
-  ServicesOre: number;
-  TotalOre: number;
-  ChargeableWeightKg: number;
-  /** Anything else the pricing engine reports (zone, terminals). */
-  Details?: Record<string, unknown>;
-}
 
 export const shipments = pgTable(
   'shipments',
@@ -90,9 +40,10 @@ export const shipments = pgTable(
     desiredDeliveryDate: date('desired_delivery_date', { mode: 'string' }),
     desiredPickupDate: date('desired_pickup_date', { mode: 'string' }),
     recipientShallPay: boolean('recipient_shall_pay').notNull().default(false),
-    recipientCustomerId: integer('recipient_customer_id'),
+    /** Customer numbers are text everywhere, as `customer_nr` (the wire's integer becomes its digits). */
+    recipientCustomerId: text('recipient_customer_id'),
     /** Extension `PayerCustomerId`: a third party that pays the freight (invoice payer role F). */
-    payerCustomerId: integer('payer_customer_id'),
+    payerCustomerId: text('payer_customer_id'),
     pickupPointId: integer('pickup_point_id'),
     shouldGenerateReturnShipment: boolean('should_generate_return_shipment').notNull().default(false),
     isReturn: boolean('is_return').notNull().default(false),
@@ -115,6 +66,8 @@ export const shipments = pgTable(
     pickedUpAt: timestamp('picked_up_at', { withTimezone: true }),
     publishedAt: timestamp('published_at', { withTimezone: true }),
     cancelledAt: timestamp('cancelled_at', { withTimezone: true }),
+    /** When an invoice first carried the shipment (invoicing marks it through booking's service). */
+    invoicedAt: timestamp('invoiced_at', { withTimezone: true }),
     /** Increases with every change; the ETag. */
     version: integer('version').notNull().default(1),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
@@ -125,6 +78,9 @@ export const shipments = pgTable(
       .on(t.customerNr, t.pickupZip, t.pickupDate, t.id)
       .where(sql`${t.status} = 2 and ${t.cancelledAt} is null`),
     index('shipments_customer_created_idx').on(t.customerNr, t.createdAt),
+    index('shipments_invoiceable_idx')
+      .on(t.pickupDate)
+      .where(sql`${t.status} = 2 and ${t.cancelledAt} is null and ${t.invoicedAt} is null`),
   ],
 );
 

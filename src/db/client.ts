@@ -7,10 +7,13 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import { migratePgliteClient, migratePool } from './migrate';
-import * as schema from './schema';
 
-/** The Drizzle handle every store uses; the same type for PGlite and node-postgres. */
-export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+/**
+ * The Drizzle handle every store uses; the same type for PGlite and node-postgres. It knows no
+ * domain: each store imports its own domain's tables (Drizzle needs a schema only for its
+ * relational query API, which Kolli does not use).
+ */
+export type Db = PgDatabase<PgQueryResultHKT>;
 /** A handle inside `db.transaction(...)`; stores accept either. */
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 export type DbOrTx = Db | Tx;
@@ -43,7 +46,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   const dataDir = options.dataDir === null ? undefined : join(options.dataDir, 'pgdata');
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const client = await PGlite.create({ ...options.pglite, ...(dataDir ? { dataDir } : {}) });
-  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  const db = drizzlePglite(client) as unknown as Db;
   return {
     db,
     kind: 'pglite',
@@ -60,7 +63,7 @@ function openPostgres(url: string, max: number): Database {
   const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5000 });
   // An idle client whose server went away emits 'error'; the pool drops it and reconnects later.
   pool.on('error', () => {});
-  const db = drizzlePg(pool, { schema }) as unknown as Db;
+  const db = drizzlePg(pool) as unknown as Db;
   return {
     db,
     kind: 'postgres',

@@ -1,6 +1,8 @@
 import { type Account, assertCanActFor, canActFor } from '../auth/access';
 import { addressLine, displayName, EMPTY_ADDRESS } from '../booking/addresses';
+import type { FrozenPrice, ShipmentAddresses } from '../booking/model';
 import { type PayerRole, payerOf } from '../booking/rules';
+import type { BookingService } from '../booking/service';
 import type { CatalogRules, CatalogService } from '../catalog/service';
 import type { CustomerService } from '../customers/service';
 import type { Db, Tx } from '../db/client';
@@ -8,6 +10,7 @@ import { type DomainEvent, emitEvents } from '../events/outbox';
 import { notFound, Violations } from '../lib/errors';
 import { kidOf } from '../lib/kid';
 import { formatAmount, mulDivHalfUp, parseScaled } from '../lib/units';
+import type { OperationsService } from '../operations/service';
 import type { PostalCodeService } from '../reference-data/postal-codes';
 import { addDays, dateOfDateTime, daysBetween, osloDateTime } from '../schedule/calendar';
 import {
@@ -17,7 +20,7 @@ import {
   V1_SERVICES_FIELD,
   type V1CostField,
 } from './cost-codes';
-import { createInvoicingStore, type Invoiceable, type InvoiceRow } from './store';
+import { createInvoicingStore, type InvoiceRow } from './store';
 import type { InvoicedCostLine, InvoicedShipmentFacts, invoiceShipments } from './tables';
 
 /** Days from the invoice date to the due date. */
@@ -29,6 +32,10 @@ export const PAYER_ROLES: readonly PayerRole[] = ['S', 'M', 'F'];
 
 export interface InvoicingDeps {
   db: Db;
+  /** The shipments to invoice (booking's read model), and marking them invoiced. */
+  booking: Pick<BookingService, 'invoiceable' | 'markInvoiced'>;
+  /** Pickup splits and delivery dates from the scans. */
+  operations: Pick<OperationsService, 'pickupFacts'>;
   catalog: CatalogService;
   customers: CustomerService;
   postalCodes: PostalCodeService;
@@ -46,6 +53,28 @@ export interface IssuedInvoice {
 export interface RunResult {
   RunId: number;
   Invoices: IssuedInvoice[];
+}
+
+/** A picked-up shipment waiting to be invoiced, with its parcels summed and its pickup facts. */
+interface Invoiceable {
+  id: string;
+  customerNr: string;
+  recipientShallPay: boolean;
+  recipientCustomerId: string | null;
+  payerCustomerId: string | null;
+  productCode: string;
+  services: string[];
+  unitCode: string;
+  senderReference: string | null;
+  addresses: ShipmentAddresses;
+  pickupDate: string;
+  /** The actual delivery (first Delivered scan, Oslo date) when there is one, else the planned date. */
+  deliveryDate: string | null;
+  price: FrozenPrice;
+  parcelCount: number;
+  weightG: number;
+  volumeCm3: number;
+  split: boolean;
 }
 
 /** Who pays a shipment and in which role: a third party (F), the recipient (M) or the sender (S). */
@@ -113,7 +142,7 @@ export function createInvoicingService(deps: InvoicingDeps) {
       SenderCustomerNr: s.customerNr,
       SenderName: displayName(a.Pickup ?? EMPTY_ADDRESS),
       RecipientName: displayName(recipient),
-      RecipientCustomerNr: s.recipientCustomerId === null ? null : String(s.recipientCustomerId),
+      RecipientCustomerNr: s.recipientCustomerId,
       DeliveryAddress: addressLine(a.PickupPoint ?? recipient),
       PickupZip: a.Pickup?.Zip ?? null,
       DeliveryZip: recipient.Zip,
@@ -219,6 +248,26 @@ export function createInvoicingService(deps: InvoicingDeps) {
 
   const today = () => osloDateTime(clock()).date;
 
+  /** The shipments a run invoices, in the run's transaction: booking's facts with the scans'. */
+  async function invoiceable(tx: Tx, toDate: string): Promise<Invoiceable[]> {
+    const shipments = await deps.booking.invoiceable(tx, toDate);
+    const pickups = await deps.operations.pickupFacts(
+      shipments.map((s) => ({ id: s.id, parcelCount: s.parcels.count })),
+      tx,
+    );
+    return shipments.map(({ parcels, ...s }) => {
+      const pickup = pickups.get(s.id);
+      return {
+        ...s,
+        deliveryDate: pickup?.deliveredOn ?? s.deliveryDate,
+        parcelCount: parcels.count,
+        weightG: parcels.weightG,
+        volumeCm3: parcels.volumeCm3,
+        split: pickup?.split ?? false,
+      };
+    });
+  }
+
   return {
     /**
      * An invoicing run: every picked-up, not yet invoiced shipment picked up on or before `toDate`
@@ -237,7 +286,7 @@ export function createInvoicingService(deps: InvoicingDeps) {
         const store = createInvoicingStore(tx);
         let last = await store.lockNumbers();
         const runId = await store.insertRun('run', toDate);
-        const selected = await store.invoiceable(toDate ?? invoiceDate);
+        const selected = await invoiceable(tx, toDate ?? invoiceDate);
         const byPayer = new Map<string, { role: PayerRole; shipment: Invoiceable }[]>();
         for (const s of selected) {
           const payer = payerOf(s);
@@ -274,6 +323,10 @@ export function createInvoicingService(deps: InvoicingDeps) {
             ),
           );
         }
+        await deps.booking.markInvoiced(
+          tx,
+          selected.map((s) => s.id),
+        );
         await store.saveLastNumber(last);
         return { RunId: runId, Invoices: issued };
       });

@@ -93,3 +93,9 @@ export function mulDivHalfUp(amount: number, numerator: number, denominator: num
 /** `percent` given in hundredths of a percent (basis points): 750 = 7.50 %. */
 export const percentOf = (amount: number, basisPoints: number): number =>
   mulDivHalfUp(amount, basisPoints, 10_000);
+
+/**
+ * Loading metres of a floor area in cm² on a 240 cm wide trailer, to the centimetre
+ * (a 120×80 cm pallet, 9600 cm², takes 0.4 m).
+ */
+export const loadingMetres = (floorCm2: number): number => Math.round(floorCm2 / 240) / 100;

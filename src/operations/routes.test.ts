@@ -102,6 +102,7 @@ describe('POST /ops/scans', () => {
     // The terminal list is read after the parcels are checked and before the transaction: cancel there.
     const racing = createOperationsService({
       db: ctx.database.db,
+      booking: ctx.services.booking,
       clock: () => NOW,
       terminalCodes: async () => {
         await ctx.database.db.update(shipments).set({ cancelledAt: NOW }).where(eq(shipments.id, ShipmentId));

@@ -1,11 +1,9 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import { type Account, canActFor } from '../auth/access';
-import { parcels, shipments } from '../booking/tables';
-import type { Db } from '../db/client';
+import type { Account } from '../auth/access';
+import type { BookingService } from '../booking/service';
+import type { Db, DbOrTx } from '../db/client';
 import { type DomainEvent, type EventType, emitEvents } from '../events/outbox';
-import { notFound } from '../lib/errors';
 import { formatOslo, parseOsloDateTime } from '../lib/oslo-time';
-import { scanEvents } from './tables';
+import { createOperationsStore } from './store';
 
 export const SCAN_TYPES = [
   'PickedUp',
@@ -45,9 +43,22 @@ export interface ScanResult {
 
 export interface OperationsDeps {
   db: Db;
+  /** The shipments and parcels the scans are about (booking's read model). */
+  booking: Pick<BookingService, 'parcelsForScans' | 'lockForScans' | 'recordPickup' | 'tracking'>;
   /** Known terminal codes (the routing data). */
   terminalCodes: () => Promise<ReadonlySet<string>>;
   clock?: () => Date;
+}
+
+/** What the scans tell of a shipment's pickup and delivery. */
+export interface PickupFacts {
+  /**
+   * CONTRACT §8 `IsSplitted`: the parcels were picked up at different times — their first pickup
+   * scans fall on more than one day, or some parcels were picked up and others not yet.
+   */
+  split: boolean;
+  /** The Oslo date of the first Delivered scan, or null. */
+  deliveredOn: string | null;
 }
 
 export type OperationsService = ReturnType<typeof createOperationsService>;
@@ -65,19 +76,7 @@ export function createOperationsService(deps: OperationsDeps) {
     async recordScans(batch: ScanInput[]): Promise<ScanResult[]> {
       const now = clock().getTime();
       const ids = [...new Set(batch.map((e) => e.ParcelId))];
-      const known = ids.length
-        ? await db
-            .select({
-              parcelId: parcels.parcelId,
-              shipmentId: shipments.id,
-              customerNr: shipments.customerNr,
-              status: shipments.status,
-              cancelledAt: shipments.cancelledAt,
-            })
-            .from(parcels)
-            .innerJoin(shipments, eq(shipments.id, parcels.shipmentId))
-            .where(inArray(parcels.parcelId, ids))
-        : [];
+      const known = await deps.booking.parcelsForScans(ids);
       const parcelOf = new Map(known.map((k) => [k.parcelId, k]));
       const terminals = await deps.terminalCodes();
 
@@ -130,14 +129,10 @@ export function createOperationsService(deps: OperationsDeps) {
         // Lock the shipments, in id order (so concurrent batches never deadlock), and look again:
         // a shipment cancelled since the check above takes no events — cancel and first pickup
         // exclude each other.
-        const ids = [...new Set(accepted.map((a) => a.shipmentId))].sort();
-        const locked = await tx
-          .select({ id: shipments.id, cancelledAt: shipments.cancelledAt })
-          .from(shipments)
-          .where(inArray(shipments.id, ids))
-          .orderBy(asc(shipments.id))
-          .for('update');
-        const cancelled = new Set(locked.filter((r) => r.cancelledAt).map((r) => r.id));
+        const cancelled = await deps.booking.lockForScans(
+          tx,
+          accepted.map((a) => a.shipmentId),
+        );
         accepted = accepted.filter((a) => {
           if (!cancelled.has(a.shipmentId)) return true;
           results[a.index] = {
@@ -148,21 +143,16 @@ export function createOperationsService(deps: OperationsDeps) {
           return false;
         });
         if (accepted.length === 0) return;
-        const inserted = await tx
-          .insert(scanEvents)
-          .values(
-            accepted.map((a) => ({
-              eventId: a.input.EventId,
-              parcelId: a.input.ParcelId,
-              shipmentId: a.shipmentId,
-              eventType: a.input.EventType,
-              time: a.time,
-              terminal: a.input.Terminal ?? null,
-            })),
-          )
-          .onConflictDoNothing()
-          .returning({ eventId: scanEvents.eventId });
-        const fresh = new Set(inserted.map((r) => r.eventId));
+        const fresh = await createOperationsStore(tx).insertScans(
+          accepted.map((a) => ({
+            eventId: a.input.EventId,
+            parcelId: a.input.ParcelId,
+            shipmentId: a.shipmentId,
+            eventType: a.input.EventType,
+            time: a.time,
+            terminal: a.input.Terminal ?? null,
+          })),
+        );
         for (const a of accepted) {
           if (!fresh.has(a.input.EventId))
             results[a.index] = { EventId: a.input.EventId, Status: 'duplicate', Errors: [] };
@@ -176,17 +166,7 @@ export function createOperationsService(deps: OperationsDeps) {
           const t = firstPickup.get(a.shipmentId);
           if (!t || a.time < t) firstPickup.set(a.shipmentId, a.time);
         }
-        for (const [shipmentId, time] of firstPickup) {
-          const at = time.toISOString();
-          await tx
-            .update(shipments)
-            .set({
-              pickedUpAt: sql`least(${shipments.pickedUpAt}, ${at}::timestamptz)`,
-              pickupDate: sql`(least(${shipments.pickedUpAt}, ${at}::timestamptz) at time zone 'Europe/Oslo')::date`,
-              version: sql`${shipments.version} + 1`,
-            })
-            .where(eq(shipments.id, shipmentId));
-        }
+        for (const [shipmentId, time] of firstPickup) await deps.booking.recordPickup(tx, shipmentId, time);
 
         const events: DomainEvent[] = stored.flatMap((a) => {
           const type = OUTBOX_TYPE[a.input.EventType as ScanType];
@@ -215,23 +195,12 @@ export function createOperationsService(deps: OperationsDeps) {
 
     /** `GET /v1/Shipment/{id}/events`: a shipment's scans per parcel, ordered by time. */
     async eventsOf(account: Account, shipmentId: string) {
-      const [row] = await db.select().from(shipments).where(eq(shipments.id, shipmentId));
-      if (!row || row.cancelledAt || !canActFor(account, row.customerNr))
-        throw notFound(`Shipment ${shipmentId}`);
-      const list = await db
-        .select({ parcelId: parcels.parcelId })
-        .from(parcels)
-        .where(eq(parcels.shipmentId, shipmentId))
-        .orderBy(asc(parcels.seq));
-      const scans = await db
-        .select()
-        .from(scanEvents)
-        .where(and(eq(scanEvents.shipmentId, shipmentId)))
-        .orderBy(asc(scanEvents.time), asc(scanEvents.receivedAt));
+      const shipment = await deps.booking.tracking(account, shipmentId);
+      const scans = await createOperationsStore(db).scansOf(shipmentId);
       return {
         ShipmentId: shipmentId,
-        PickedupDate: row.pickedUpAt ? formatOslo(row.pickedUpAt) : null,
-        Parcels: list.map(({ parcelId }) => ({
+        PickedupDate: shipment.pickedUpAt ? formatOslo(shipment.pickedUpAt) : null,
+        Parcels: shipment.parcelIds.map((parcelId) => ({
           ParcelId: parcelId,
           Events: scans
             .filter((s) => s.parcelId === parcelId)
@@ -246,12 +215,30 @@ export function createOperationsService(deps: OperationsDeps) {
     },
 
     /** Scan types seen for each parcel of a shipment (for the sandbox simulator). */
-    async scanTypesOf(shipmentId: string): Promise<Set<string>> {
-      const rows = await db
-        .selectDistinct({ t: scanEvents.eventType })
-        .from(scanEvents)
-        .where(eq(scanEvents.shipmentId, shipmentId));
-      return new Set(rows.map((r) => r.t));
+    scanTypesOf: (shipmentId: string) => createOperationsStore(db).scanTypesOf(shipmentId),
+
+    /**
+     * The pickup facts of shipments from their scans (listing, invoicing); `tx` when the caller
+     * runs in a transaction. The one place the split rule is stated.
+     */
+    async pickupFacts(
+      shipments: readonly { id: string; parcelCount: number }[],
+      tx: DbOrTx = db,
+    ): Promise<Map<string, PickupFacts>> {
+      const scans = await createOperationsStore(tx).pickupScans(shipments.map((s) => s.id));
+      return new Map(
+        shipments.map((s) => {
+          const k = scans.get(s.id);
+          const picked = k?.pickedParcels ?? 0;
+          return [
+            s.id,
+            {
+              split: (k?.pickupDays ?? 0) > 1 || (picked > 0 && picked < s.parcelCount),
+              deliveredOn: k?.deliveredOn ?? null,
+            },
+          ];
+        }),
+      );
     },
   };
 }

@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
-import type { DbOrTx } from '../db/client';
-import { parcelSerial, parcels, shipmentSerial, shipments } from './tables';
+import type { DbOrTx } from '../../db/client';
+import { parcelSerial, parcels, shipmentSerial, shipments } from '../tables';
 
 export type ShipmentRow = typeof shipments.$inferSelect;
 export type NewShipmentRow = typeof shipments.$inferInsert;

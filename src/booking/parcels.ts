@@ -1,0 +1,125 @@
+import type { Product } from '../catalog/service';
+import type { Violations } from '../lib/errors';
+import { dm3ToCm3, kgToGrams, wholeKgToGrams } from '../lib/units';
+import type { ShipmentUpdate } from './schemas';
+import type { ParcelValues } from './store/shipments';
+
+/** The parcels of a booking request, merged with the stored ones, and the rules on their measures. */
+
+export interface MergedParcel extends ParcelValues {
+  /** Index in the request's Parcels, when the request named it. */
+  requestIndex: number | null;
+  /** Needs a generated SSCC. */
+  generated: boolean;
+}
+
+/** Applies the request's parcel upserts and deletes to the current parcels. */
+export function mergeParcels(current: ParcelValues[], requested: ShipmentUpdate['Parcels'], v: Violations) {
+  const byId = new Map(
+    current.map((p) => [p.parcelId, { ...p, requestIndex: null as number | null, generated: false }]),
+  );
+  const added: MergedParcel[] = [];
+  const seen = new Set<string>();
+  let deleted = 0;
+  requested.forEach((p, i) => {
+    const at = `Parcels[${i}]`;
+    if (p.ParcelId !== undefined) {
+      if (
+        !v.check(`${at}.ParcelId`, !seen.has(p.ParcelId), `ParcelId ${p.ParcelId} is given more than once.`)
+      )
+        return;
+      seen.add(p.ParcelId);
+    }
+    if (p.Delete) {
+      if (p.ParcelId === undefined) {
+        v.add(`${at}.ParcelId`, 'The ParcelId field is required to delete a parcel.');
+      } else if (
+        v.check(
+          `${at}.ParcelId`,
+          byId.has(p.ParcelId),
+          `There is no parcel ${p.ParcelId} in this shipment to delete.`,
+        )
+      ) {
+        byId.delete(p.ParcelId);
+        deleted++;
+      }
+      return;
+    }
+    const measures = {
+      ...(p.Weight !== undefined ? { weightG: kgToGrams(p.Weight) } : {}),
+      ...(p.Length !== undefined ? { lengthCm: p.Length } : {}),
+      ...(p.Height !== undefined ? { heightCm: p.Height } : {}),
+      ...(p.Width !== undefined ? { widthCm: p.Width } : {}),
+      ...(p.Volume !== undefined ? { volumeCm3: dm3ToCm3(p.Volume) } : {}),
+    };
+    const known = p.ParcelId !== undefined ? byId.get(p.ParcelId) : undefined;
+    if (known) {
+      // A named parcel keeps the measures the request leaves out.
+      Object.assign(known, measures, { requestIndex: i });
+      return;
+    }
+    added.push({
+      parcelId: p.ParcelId ?? '',
+      seq: 0,
+      weightG: null,
+      lengthCm: null,
+      heightCm: null,
+      widthCm: null,
+      volumeCm3: null,
+      ...measures,
+      requestIndex: i,
+      generated: p.ParcelId === undefined,
+    });
+  });
+  const merged = [...byId.values(), ...added];
+  merged.forEach((p, i) => {
+    p.seq = i + 1;
+  });
+  return { merged, deleted, customerGivenNew: added.filter((p) => !p.generated).map((p) => p.parcelId) };
+}
+
+export function checkMeasures(
+  parcels: MergedParcel[],
+  product: Product | null,
+  publishing: boolean,
+  v: Violations,
+) {
+  const at = (p: MergedParcel, field: string) =>
+    p.requestIndex === null ? 'Parcels' : `Parcels[${p.requestIndex}].${field}`;
+  let totalG = 0;
+  for (const p of parcels) {
+    totalG += p.weightG ?? 0;
+    if (publishing && !(p.weightG && p.weightG > 0)) {
+      v.add(
+        at(p, 'Weight'),
+        `Parcel ${p.parcelId || `#${p.seq}`} needs a Weight above 0 when the shipment is ReadyForPublish or Published.`,
+      );
+    }
+    if (!product) continue;
+    if (p.weightG !== null && p.weightG > wholeKgToGrams(product.MaxParcelWeightKg)) {
+      v.add(
+        at(p, 'Weight'),
+        `A parcel of product ${product.ProductCode} may weigh at most ${product.MaxParcelWeightKg} kg.`,
+      );
+    }
+    const limits = [
+      ['Length', p.lengthCm, product.MaxLengthCm],
+      ['Width', p.widthCm, product.MaxWidthCm],
+      ['Height', p.heightCm, product.MaxHeightCm],
+    ] as const;
+    for (const [name, value, max] of limits) {
+      if (value !== null && value > max) {
+        v.add(
+          at(p, name),
+          `The ${name} of a parcel of product ${product.ProductCode} may be at most ${max} cm.`,
+        );
+      }
+    }
+  }
+  if (product && totalG > wholeKgToGrams(product.MaxShipmentWeightKg)) {
+    v.add(
+      'Parcels',
+      `A shipment of product ${product.ProductCode} may weigh at most ${product.MaxShipmentWeightKg} kg in all.`,
+    );
+  }
+}

@@ -1,0 +1,71 @@
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import type { DbOrTx } from '../../db/client';
+import { idempotencyKeys } from '../tables';
+
+export type IdempotencyRow = typeof idempotencyKeys.$inferSelect;
+
+const keyIs = (apiKeyId: string, key: string) =>
+  and(eq(idempotencyKeys.apiKeyId, apiKeyId), eq(idempotencyKeys.key, key));
+const claimIs = (apiKeyId: string, key: string, token: string) =>
+  and(keyIs(apiKeyId, key), eq(idempotencyKeys.claimToken, token));
+
+/** The `Idempotency-Key` records of booking; every write is guarded by the claim token. */
+export function createIdempotencyStore(db: DbOrTx) {
+  return {
+    /** Claims the key for a new request; false when a record exists already. */
+    async claim(apiKeyId: string, key: string, requestHash: string, token: string): Promise<boolean> {
+      const claimed = await db
+        .insert(idempotencyKeys)
+        .values({ apiKeyId, key, requestHash, claimToken: token })
+        .onConflictDoNothing()
+        .returning({ key: idempotencyKeys.key });
+      return claimed.length > 0;
+    },
+
+    async get(apiKeyId: string, key: string): Promise<IdempotencyRow | null> {
+      const [row] = await db.select().from(idempotencyKeys).where(keyIs(apiKeyId, key));
+      return row ?? null;
+    },
+
+    /** Removes an expired record, unless it was renewed since it was read. */
+    async removeExpired(apiKeyId: string, key: string, createdAt: Date): Promise<void> {
+      await db
+        .delete(idempotencyKeys)
+        .where(and(keyIs(apiKeyId, key), eq(idempotencyKeys.createdAt, createdAt)));
+    },
+
+    /** Takes over the unanswered claim `previousToken`; false when another retry took it first. */
+    async takeOver(apiKeyId: string, key: string, previousToken: string, token: string): Promise<boolean> {
+      const taken = await db
+        .update(idempotencyKeys)
+        .set({ createdAt: sql`now()`, claimToken: token })
+        .where(and(claimIs(apiKeyId, key, previousToken), isNull(idempotencyKeys.responseStatus)))
+        .returning({ key: idempotencyKeys.key });
+      return taken.length > 0;
+    },
+
+    /** Stores the answer of the claim `token`; false when the claim is no longer ours. */
+    async answer(
+      apiKeyId: string,
+      key: string,
+      token: string,
+      response: { status: number; body: unknown; headers: Record<string, string> },
+    ): Promise<boolean> {
+      const written = await db
+        .update(idempotencyKeys)
+        .set({
+          responseStatus: response.status,
+          responseBody: response.body,
+          responseHeaders: response.headers,
+        })
+        .where(claimIs(apiKeyId, key, token))
+        .returning({ key: idempotencyKeys.key });
+      return written.length > 0;
+    },
+
+    /** Frees the claim `token`, if it is still ours. */
+    async release(apiKeyId: string, key: string, token: string): Promise<void> {
+      await db.delete(idempotencyKeys).where(claimIs(apiKeyId, key, token));
+    },
+  };
+}

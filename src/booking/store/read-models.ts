@@ -1,0 +1,146 @@
+import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
+import type { DbOrTx } from '../../db/client';
+import { parcels, shipments } from '../tables';
+
+/**
+ * What other domains read of booking's tables, as functions (never the tables): the shipment
+ * listing, the invoicing run, the scans. Each takes the caller's transaction when it runs in one.
+ */
+
+/** Parcel sums of a shipment: count, real weight and volume (given, else length × width × height). */
+const parcelSums = sql<{ count: number; weightG: number; volumeCm3: number }>`(
+  select json_build_object(
+    'count', count(*),
+    'weightG', coalesce(sum(${parcels.weightG}), 0),
+    'volumeCm3', coalesce(sum(coalesce(${parcels.volumeCm3}, ${parcels.lengthCm}::bigint * ${parcels.widthCm} * ${parcels.heightCm})), 0))
+  from ${parcels} where ${parcels.shipmentId} = ${shipments.id})`;
+
+export interface ParcelSums {
+  count: number;
+  weightG: number;
+  volumeCm3: number;
+}
+
+const sumsOf = (raw: { count: number | string; weightG: number | string; volumeCm3: number | string }) => ({
+  count: Number(raw.count),
+  weightG: Number(raw.weightG),
+  volumeCm3: Number(raw.volumeCm3),
+});
+
+export function createBookingReadStore(db: DbOrTx) {
+  return {
+    /**
+     * Published, not cancelled shipments of a customer picked up at a postal code with a pickup date
+     * in [from, to], by pickup date then id. Served by the partial index `shipments_listing_idx`; the
+     * parcel sums are a per-shipment subquery, so the cost follows the size of the answer.
+     */
+    async listed(q: { customerNr: string; pickupZip: string; from: string; to: string }) {
+      const rows = await db
+        .select({
+          id: shipments.id,
+          addresses: shipments.addresses,
+          unitCode: shipments.unitCode,
+          pickupDate: shipments.pickupDate,
+          pickupWindowFrom: shipments.pickupWindowFrom,
+          pickupWindowTo: shipments.pickupWindowTo,
+          pickedUpAt: shipments.pickedUpAt,
+          customerNr: shipments.customerNr,
+          parcels: parcelSums,
+        })
+        .from(shipments)
+        .where(
+          and(
+            eq(shipments.customerNr, q.customerNr),
+            eq(shipments.pickupZip, q.pickupZip),
+            sql`${shipments.pickupDate} between ${q.from}::date and ${q.to}::date`,
+            eq(shipments.status, 2),
+            isNull(shipments.cancelledAt),
+          ),
+        )
+        .orderBy(asc(shipments.pickupDate), asc(shipments.id));
+      return rows.map((r) => ({ ...r, parcels: sumsOf(r.parcels) }));
+    },
+
+    /**
+     * Published, picked-up, priced, not cancelled shipments picked up on or before `toDate` that no
+     * invoice has carried yet, by pickup date then id.
+     */
+    async invoiceable(toDate: string) {
+      const rows = await db
+        .select({
+          id: shipments.id,
+          customerNr: shipments.customerNr,
+          recipientShallPay: shipments.recipientShallPay,
+          recipientCustomerId: shipments.recipientCustomerId,
+          payerCustomerId: shipments.payerCustomerId,
+          productCode: shipments.productCode,
+          services: shipments.services,
+          unitCode: shipments.unitCode,
+          senderReference: shipments.senderReference,
+          addresses: shipments.addresses,
+          pickupDate: sql<string>`${shipments.pickupDate}::text`,
+          deliveryDate: shipments.deliveryDate,
+          price: shipments.price,
+          parcels: parcelSums,
+        })
+        .from(shipments)
+        .where(
+          and(
+            eq(shipments.status, 2),
+            isNull(shipments.cancelledAt),
+            sql`${shipments.pickedUpAt} is not null`,
+            sql`${shipments.price} is not null`,
+            isNull(shipments.invoicedAt),
+            lte(shipments.pickupDate, toDate),
+          ),
+        )
+        .orderBy(asc(shipments.pickupDate), asc(shipments.id));
+      return rows.flatMap((r) => (r.price ? [{ ...r, price: r.price, parcels: sumsOf(r.parcels) }] : []));
+    },
+
+    /** Marks shipments as carried by an invoice: no later run selects them again. */
+    async markInvoiced(ids: string[]): Promise<void> {
+      if (ids.length === 0) return;
+      await db.update(shipments).set({ invoicedAt: sql`now()` }).where(inArray(shipments.id, ids));
+    },
+
+    /** The shipment behind each known parcel number, with what a scan must check of it. */
+    parcelsForScans: (parcelIds: string[]) =>
+      db
+        .select({
+          parcelId: parcels.parcelId,
+          shipmentId: shipments.id,
+          customerNr: shipments.customerNr,
+          status: shipments.status,
+          cancelledAt: shipments.cancelledAt,
+        })
+        .from(parcels)
+        .innerJoin(shipments, eq(shipments.id, parcels.shipmentId))
+        .where(inArray(parcels.parcelId, parcelIds)),
+
+    /** Locks shipments in id order (concurrent batches never deadlock); answers the cancelled ones. */
+    async lockForScans(ids: string[]): Promise<Set<string>> {
+      const sorted = [...new Set(ids)].sort();
+      const locked = await db
+        .select({ id: shipments.id, cancelledAt: shipments.cancelledAt })
+        .from(shipments)
+        .where(inArray(shipments.id, sorted))
+        .orderBy(asc(shipments.id))
+        .for('update');
+      return new Set(locked.filter((r) => r.cancelledAt).map((r) => r.id));
+    },
+
+    /** A pickup scan at `time`: the earliest one sets the pickup time and (Oslo) date. */
+    async recordPickup(shipmentId: string, time: Date): Promise<void> {
+      const at = time.toISOString();
+      await db
+        .update(shipments)
+        .set({
+          pickedUpAt: sql`least(${shipments.pickedUpAt}, ${at}::timestamptz)`,
+          pickupDate: sql`(least(${shipments.pickedUpAt}, ${at}::timestamptz) at time zone 'Europe/Oslo')::date`,
+          version: sql`${shipments.version} + 1`,
+        })
+        .where(eq(shipments.id, shipmentId));
+    },
+  };
+}

@@ -1,0 +1,162 @@
+import { type Account, assertCanActFor } from '../auth/access';
+import type { Violations } from '../lib/errors';
+import {
+  addressesOf,
+  checkCompleteAddresses,
+  checkCustoms,
+  checkDesiredDate,
+  checkProductRules,
+  checkShipmentId,
+  checkUnitCode,
+  checkZips,
+  customsOf,
+  dateOf,
+  parseDeliveryType,
+  parseStatus,
+  STATUS,
+} from './rules';
+import type { ShipmentUpdate } from './schemas';
+import type { BookingDeps } from './service';
+
+/** What validation reads: the catalogue, the registers, customers, the schedule and pickup points. */
+export type ValidationDeps = Pick<
+  BookingDeps,
+  'catalog' | 'postalCodes' | 'customers' | 'schedule' | 'pickupPoints'
+>;
+
+/**
+ * Every rule of a booking request that needs no stored shipment: the request on its own, the
+ * catalogue, the registers, the schedule. Violations are collected in `v`, never thrown one by one.
+ */
+export async function validateRequest(
+  deps: ValidationDeps,
+  account: Account,
+  body: ShipmentUpdate,
+  v: Violations,
+) {
+  const status = parseStatus(body.ShipmentStatus, v);
+  const deliveryType = parseDeliveryType(body.DeliveryType, v);
+  checkShipmentId(body.ShipmentId, v);
+  const rules = await deps.catalog.rules();
+  const product = rules.product(body.ProductCode);
+  v.check('ProductCode', product !== null, `Product code ${body.ProductCode} does not exist.`);
+  const services = [...new Set(body.Services ?? [])];
+  if (product) checkProductRules(body, product, rules, services, v);
+  rules.checkRequiredFields(
+    services,
+    {
+      RecipientEmail: body.RecipientEmail,
+      RecipientPhone: body.RecipientPhone,
+      DeliveryDate: body.DeliveryDate,
+      PickupDate: body.PickupDate,
+      PickupPointId: body.PickupPointId,
+      RecipientCompanyName: body.RecipientCompanyName,
+    },
+    v,
+  );
+
+  const addresses = addressesOf(body);
+  const customs = customsOf(body);
+  const zips = Object.values(addresses).flatMap((a) => (a?.Zip && a.Country === 'NO' ? [a.Zip] : []));
+  checkZips(addresses, await deps.postalCodes.existing(zips), v);
+  checkCustoms(addresses, customs, v);
+
+  const customer = await deps.customers.get(body.CustomerId);
+  v.check('CustomerId', customer !== null, `Customer number ${body.CustomerId} does not exist.`);
+  const unitCode = (body.UnitCode ?? 'KL').toUpperCase();
+  checkUnitCode(unitCode, product, customer?.agreement.SpecialUnitCodes ?? [], v);
+
+  if (body.RecipientShallPay) {
+    if (
+      v.check(
+        'RecipientCustomerId',
+        body.RecipientCustomerId !== undefined,
+        'The RecipientCustomerId field is required when RecipientShallPay is true.',
+      )
+    ) {
+      // The recipient pays: like any payer a request names, the key must be able to act for it.
+      assertCanActFor(account, String(body.RecipientCustomerId));
+      const payer = await deps.customers.get(String(body.RecipientCustomerId));
+      v.check(
+        'RecipientCustomerId',
+        payer !== null,
+        `Customer number ${body.RecipientCustomerId} does not exist.`,
+      );
+    }
+    v.check(
+      'RecipientShallPay',
+      !body.ShouldGenerateReturnShipment,
+      'RecipientShallPay is not allowed for returns.',
+    );
+  }
+  if (body.PayerCustomerId !== undefined) {
+    // The third party pays: the key must act for it, as for a payer in the price calculation.
+    assertCanActFor(account, body.PayerCustomerId);
+    v.check(
+      'PayerCustomerId',
+      !body.RecipientShallPay,
+      'PayerCustomerId cannot be combined with RecipientShallPay: the shipment has one payer.',
+    );
+    v.check(
+      'PayerCustomerId',
+      (await deps.customers.get(String(body.PayerCustomerId))) !== null,
+      `Customer number ${body.PayerCustomerId} does not exist.`,
+    );
+  }
+  if (body.PickupPointId !== undefined) {
+    for (const f of ['PickupPointAddress', 'PickupPointZip', 'PickupPointPlace'] as const) {
+      v.check(
+        f,
+        !!addresses.PickupPoint?.[f.slice('PickupPoint'.length) as 'Address' | 'Zip' | 'Place'],
+        `The ${f} field is required when PickupPointId is given.`,
+      );
+    }
+    v.check(
+      'PickupPointId',
+      await deps.pickupPoints.exists(body.PickupPointId),
+      `Pickup point ${body.PickupPointId} does not exist.`,
+    );
+  }
+
+  // Dates: a working day, at most 3 days after the earliest date of the schedule.
+  const desiredPickup = dateOf(body.PickupDate, 'PickupDate', v);
+  const desiredDelivery = dateOf(body.DeliveryDate, 'DeliveryDate', v);
+  const earliestPickup = deps.schedule.earliestPickupDate();
+  if (desiredPickup) checkDesiredDate('PickupDate', desiredPickup, earliestPickup, v);
+  const pickupDate = desiredPickup && v.empty ? desiredPickup : earliestPickup;
+  const domestic = addresses.Pickup.Country === 'NO' && addresses.Recipient.Country === 'NO';
+  const plan =
+    product &&
+    domestic &&
+    addresses.Pickup.Zip &&
+    addresses.Recipient.Zip &&
+    !v.has('PickupZip') &&
+    !v.has('RecipientZip')
+      ? await deps.schedule.deliveryPlan({
+          fromZip: addresses.Pickup.Zip,
+          toZip: addresses.Recipient.Zip,
+          productCode: product.ProductCode,
+          pickupDate,
+        })
+      : null;
+  if (desiredDelivery)
+    checkDesiredDate('DeliveryDate', desiredDelivery, plan?.EarliestDeliveryDate ?? pickupDate, v);
+
+  if (status !== null && status >= STATUS.ReadyForPublish) checkCompleteAddresses(addresses, v);
+  return {
+    status,
+    deliveryType,
+    product,
+    services,
+    addresses,
+    customs,
+    unitCode,
+    pickupDate,
+    plan,
+    desiredDelivery,
+    desiredPickup,
+  };
+}
+
+/** A request whose stand-alone rules were checked, with what they resolved. */
+export type Checked = Awaited<ReturnType<typeof validateRequest>>;

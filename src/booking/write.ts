@@ -1,0 +1,326 @@
+import { type Account, canActFor } from '../auth/access';
+import type { TimeWindow } from '../catalog/service';
+import type { Tx } from '../db/client';
+import { type DomainEvent, emitEvents } from '../events/outbox';
+import { DomainError, notFound, type Violations } from '../lib/errors';
+import { gsin, sscc } from '../lib/gs1';
+import type { FrozenPrice } from './model';
+import { checkMeasures, mergeParcels } from './parcels';
+import { type PricedAhead, pricedFor, returnAddresses } from './publish';
+import { customerNrOf, STATUS } from './rules';
+import type { ShipmentUpdate } from './schemas';
+import type { UpdateOutcome } from './service';
+import {
+  type BookingStore,
+  createBookingStore,
+  type ParcelValues,
+  type ShipmentRow,
+} from './store/shipments';
+import type { Checked } from './validate';
+
+/** The write side of booking, inside the caller's transaction: update, return shipments, cancel. */
+
+/** The ETag of a shipment version; `If-Match` is compared with it (weak or strong form, or `*`). */
+export const etagOf = (row: Pick<ShipmentRow, 'id' | 'version'>) => `"${row.id}-${row.version}"`;
+const matches = (ifMatch: string, row: ShipmentRow) =>
+  ifMatch
+    .split(',')
+    .map((t) => t.trim().replace(/^W\//, ''))
+    .some((t) => t === '*' || t === etagOf(row));
+
+/**
+ * The rule of the status machine, stated once: Draft and ReadyForPublish shipments may change;
+ * Published ones are booked and final; cancelled ones are gone.
+ */
+export function assertChangeable(row: ShipmentRow): void {
+  if (row.cancelledAt) {
+    throw new DomainError(
+      'conflict',
+      'shipment_cancelled',
+      `Shipment ${row.id} is cancelled and cannot be changed.`,
+    );
+  }
+  if (row.status === STATUS.Published) {
+    throw new DomainError(
+      'conflict',
+      'shipment_published',
+      `Shipment ${row.id} is Published: it is booked with the carrier and can no longer be changed. Cancel it (DELETE /v2/Shipment/${row.id}) and book a new one.`,
+    );
+  }
+}
+
+export type ShipmentWriter = ReturnType<typeof createShipmentWriter>;
+
+export function createShipmentWriter({ clock, prefix }: { clock: () => Date; prefix: string }) {
+  /** Creates the linked return shipment of a published HE/HJ shipment: sender and recipient swapped. */
+  async function createReturnShipment(
+    store: BookingStore,
+    original: ShipmentRow,
+    parcels: ParcelValues[],
+    price: FrozenPrice | null,
+  ) {
+    const id = gsin(prefix, await store.nextShipmentSerial());
+    const serials = await store.nextParcelSerials(parcels.length);
+    const addresses = returnAddresses(original.addresses);
+    const returnParcels = parcels.map((p, i) => ({
+      ...p,
+      parcelId: sscc(prefix, serials[i] ?? 0n),
+      seq: i + 1,
+    }));
+    await store.insertShipment({
+      id,
+      customerNr: original.customerNr,
+      status: STATUS.Published,
+      productCode: original.productCode,
+      deliveryType: 1,
+      services: [],
+      unitCode: original.unitCode,
+      senderReference: original.senderReference,
+      goodsDescription: original.goodsDescription,
+      isReturn: true,
+      returnOf: original.id,
+      pickupZip: addresses.Pickup.Zip,
+      addresses,
+      price,
+      publishedAt: clock(),
+    });
+    await store.replaceParcels(id, returnParcels);
+    return { id, parcelIds: returnParcels.map((p) => p.parcelId) };
+  }
+
+  /**
+   * Applies a checked request to the (locked) stored shipment: the rules that need the stored
+   * shipment, then the write and its outbox events, all in `tx`.
+   */
+  async function apply(
+    tx: Tx,
+    body: ShipmentUpdate,
+    c: Checked,
+    v: Violations,
+    ifMatch: string | undefined,
+    priced: PricedAhead | null,
+  ): Promise<UpdateOutcome> {
+    {
+      const store = createBookingStore(tx);
+      const existing = body.ShipmentId ? await store.lockShipment(body.ShipmentId) : null;
+      if (existing) {
+        if (existing.customerNr !== body.CustomerId) {
+          // Not the caller's: said as a rule on ShipmentId, without telling whose it is.
+          v.add('ShipmentId', `ShipmentId ${existing.id} is already used by another customer.`);
+          v.throwIfAny();
+        }
+        assertChangeable(existing);
+        if (ifMatch !== undefined && !matches(ifMatch, existing)) {
+          throw new DomainError(
+            'precondition_failed',
+            'etag_mismatch',
+            `Shipment ${existing.id} has changed since it was read (ETag ${etagOf(existing)}).`,
+          );
+        }
+        if (existing.isReturn && body.RecipientShallPay)
+          v.add('RecipientShallPay', 'RecipientShallPay is not allowed for returns.');
+      } else if (ifMatch !== undefined && ifMatch.trim() !== '*') {
+        // If-Match names a version of a shipment that does not exist.
+        throw new DomainError(
+          'precondition_failed',
+          'etag_mismatch',
+          'If-Match was given, but the shipment does not exist yet.',
+        );
+      }
+      const shipmentId = existing?.id ?? body.ShipmentId ?? null;
+      const current = existing ? await store.parcelsOf(existing.id) : [];
+      const { merged, deleted, customerGivenNew } = mergeParcels(current, body.Parcels, v);
+      const used = await store.parcelIdsUsedElsewhere(customerGivenNew, shipmentId ?? '');
+      for (const p of merged) {
+        if (used.has(p.parcelId) && p.requestIndex !== null) {
+          v.add(
+            `Parcels[${p.requestIndex}].ParcelId`,
+            `ParcelId ${p.parcelId} is already used by another shipment.`,
+          );
+        }
+      }
+      const status = c.status ?? STATUS.Draft;
+      const cancelsAll = existing !== null && merged.length === 0 && deleted > 0 && v.empty;
+      if (!cancelsAll) {
+        v.check('Parcels', merged.length >= 1, 'A shipment must hold at least 1 parcel.');
+        v.check(
+          'Parcels',
+          merged.length <= 999,
+          `A shipment may hold at most 999 parcels; this update would leave ${merged.length}.`,
+        );
+        checkMeasures(merged, c.product, status >= STATUS.ReadyForPublish, v);
+      }
+      v.throwIfAny();
+      const product = c.product;
+      if (!product || c.deliveryType === null) throw new Error('validated request without product'); // unreachable
+
+      if (cancelsAll && existing) {
+        // Deleting every parcel of a shipment that is not booked cancels it.
+        await store.replaceParcels(existing.id, []);
+        await store.updateShipment(existing.id, { cancelledAt: clock(), version: existing.version + 1 });
+        await emitEvents(tx, [
+          {
+            type: 'shipment.cancelled',
+            customerNr: existing.customerNr,
+            shipmentId: existing.id,
+            parcelIds: current.map((p) => p.parcelId),
+            data: { ShipmentStatus: existing.status, Reason: 'All parcels deleted' },
+          },
+        ]);
+        return {
+          created: false,
+          result: {
+            ShipmentId: existing.id,
+            ShipmentStatus: existing.status,
+            ParcelIds: [],
+            ReturnShipmentId: null,
+          },
+          etag: etagOf({ id: existing.id, version: existing.version + 1 }),
+        };
+      }
+
+      const id = shipmentId ?? gsin(prefix, await store.nextShipmentSerial());
+      const serials = await store.nextParcelSerials(merged.filter((p) => p.generated).length);
+      let next = 0;
+      for (const p of merged) if (p.generated) p.parcelId = sscc(prefix, serials[next++] ?? 0n);
+      const parcels: ParcelValues[] = merged.map(({ requestIndex: _r, generated: _g, ...p }) => p);
+
+      const publishing = status === STATUS.Published;
+      const window = (w: TimeWindow) => ({ from: w.From, to: w.To });
+      const pickupWindow = window(product.PickupWindow);
+      const deliveryWindow = window(product.DeliveryWindow);
+      const prices = publishing ? pricedFor(priced, parcels) : null;
+      const price = prices?.main ?? null;
+      const values = {
+        customerNr: body.CustomerId,
+        status,
+        productCode: product.ProductCode,
+        deliveryType: c.deliveryType,
+        services: c.services,
+        unitCode: c.unitCode,
+        commentToCarrier: body.CommentToCarrier?.trim() || null,
+        goodsDescription: body.GoodsDescription?.trim() || null,
+        senderReference: body.SenderReference?.trim() || null,
+        desiredDeliveryDate: c.desiredDelivery,
+        desiredPickupDate: c.desiredPickup,
+        recipientShallPay: body.RecipientShallPay ?? false,
+        recipientCustomerId: body.RecipientShallPay ? customerNrOf(body.RecipientCustomerId) : null,
+        payerCustomerId: customerNrOf(body.PayerCustomerId),
+        pickupPointId: body.PickupPointId ?? null,
+        shouldGenerateReturnShipment: body.ShouldGenerateReturnShipment ?? false,
+        pickupZip: c.addresses.Pickup.Zip,
+        addresses: c.addresses,
+        customs: c.customs,
+        pickupDate: publishing ? c.pickupDate : c.desiredPickup,
+        pickupWindowFrom: pickupWindow.from,
+        pickupWindowTo: pickupWindow.to,
+        deliveryDate: c.desiredDelivery ?? (publishing ? (c.plan?.EarliestDeliveryDate ?? null) : null),
+        deliveryWindowFrom: deliveryWindow.from,
+        deliveryWindowTo: deliveryWindow.to,
+        price,
+        publishedAt: publishing ? clock() : null,
+      };
+      const version = (existing?.version ?? 0) + 1;
+      if (existing) await store.updateShipment(id, { ...values, version });
+      else await store.insertShipment({ id, ...values, version });
+      await store.replaceParcels(id, parcels);
+
+      let returnShipment: { id: string; parcelIds: string[] } | null = null;
+      const row = { ...(existing ?? ({} as ShipmentRow)), id, ...values, version } as ShipmentRow;
+      if (publishing && values.shouldGenerateReturnShipment) {
+        returnShipment = await createReturnShipment(store, row, parcels, prices?.back ?? null);
+        await store.updateShipment(id, { returnShipmentId: returnShipment.id });
+      }
+
+      const parcelIds = parcels.map((p) => p.parcelId);
+      const data = {
+        ShipmentStatus: status,
+        ProductCode: product.ProductCode,
+        NumberOfParcels: parcels.length,
+      };
+      const events: DomainEvent[] = [
+        {
+          type: existing ? 'shipment.updated' : 'shipment.created',
+          customerNr: body.CustomerId,
+          shipmentId: id,
+          parcelIds,
+          data,
+        },
+      ];
+      if (publishing) {
+        events.push({
+          type: 'shipment.published',
+          customerNr: body.CustomerId,
+          shipmentId: id,
+          parcelIds,
+          data: {
+            ...data,
+            PickupDate: values.pickupDate,
+            DeliveryDate: values.deliveryDate,
+            ReturnShipmentId: returnShipment?.id ?? null,
+          },
+        });
+      }
+      if (returnShipment) {
+        events.push({
+          type: 'shipment.published',
+          customerNr: body.CustomerId,
+          shipmentId: returnShipment.id,
+          parcelIds: returnShipment.parcelIds,
+          data: {
+            ShipmentStatus: STATUS.Published,
+            ProductCode: product.ProductCode,
+            NumberOfParcels: parcels.length,
+            IsReturn: true,
+            ReturnOf: id,
+          },
+        });
+      }
+      await emitEvents(tx, events);
+      return {
+        created: !existing,
+        result: {
+          ShipmentId: id,
+          ShipmentStatus: status,
+          ParcelIds: parcelIds,
+          ReturnShipmentId: returnShipment?.id ?? existing?.returnShipmentId ?? null,
+        },
+        etag: etagOf({ id, version }),
+      };
+    }
+  }
+
+  return {
+    apply,
+    /** `DELETE /v2/Shipment/{id}`: cancels a shipment until its first pickup scan. */
+    async cancel(tx: Tx, account: Account, id: string): Promise<void> {
+      {
+        const store = createBookingStore(tx);
+        const row = await store.lockShipment(id);
+        if (!row || row.cancelledAt || !canActFor(account, row.customerNr)) throw notFound(`Shipment ${id}`);
+        if (row.pickedUpAt) {
+          throw new DomainError(
+            'conflict',
+            'shipment_picked_up',
+            `Shipment ${id} was picked up and can no longer be cancelled.`,
+          );
+        }
+        // The return shipment generated with it goes too, unless the carrier already has it.
+        const linked = row.returnShipmentId ? await store.lockShipment(row.returnShipmentId) : null;
+        const cancelling = [row, ...(linked && !linked.cancelledAt && !linked.pickedUpAt ? [linked] : [])];
+        const events: DomainEvent[] = [];
+        for (const r of cancelling) {
+          await store.updateShipment(r.id, { cancelledAt: clock(), version: r.version + 1 });
+          events.push({
+            type: 'shipment.cancelled',
+            customerNr: r.customerNr,
+            shipmentId: r.id,
+            parcelIds: (await store.parcelsOf(r.id)).map((p) => p.parcelId),
+            data: { ShipmentStatus: r.status, ...(r.isReturn ? { IsReturn: true, ReturnOf: id } : {}) },
+          });
+        }
+        await emitEvents(tx, events);
+      }
+    },
+  };
+}
