@@ -1,6 +1,6 @@
 import type { CatalogRules } from '../catalog/service';
 import type { LabelShipment } from '../labels/model';
-import { gramsToKgOrNull, loadingMetres } from '../lib/units';
+import { cm3ToDm3OrNull, gramsToKgOrNull, loadingMetres } from '../lib/units';
 import type { AddressBlock } from './model';
 import type { ShipmentRecordT } from './schemas';
 import type { ParcelValues, ShipmentRow } from './store/shipments';
@@ -77,11 +77,11 @@ export function recordsOf(row: ShipmentRow, parcels: ParcelValues[]): ShipmentRe
   return parcels.map((p) => ({
     ...shared,
     ParcelId: p.parcelId,
-    Weight: p.weightG === null ? null : p.weightG / 1000,
+    Weight: gramsToKgOrNull(p.weightG),
     Length: p.lengthCm,
     Height: p.heightCm,
     Width: p.widthCm,
-    Volume: p.volumeCm3 === null ? null : p.volumeCm3 / 1000,
+    Volume: cm3ToDm3OrNull(p.volumeCm3),
   }));
 }
 

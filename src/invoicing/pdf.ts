@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import PDFDocument from 'pdfkit';
 import { registerFonts } from '../lib/pdf-fonts';
-import { formatAmount } from '../lib/units';
+import { formatAmount, gramsToKg } from '../lib/units';
 import type { InvoiceRow, InvoiceShipmentRow } from './store';
 
 const A4: [number, number] = [595.28, 841.89];
@@ -18,7 +18,7 @@ const COLUMNS = [
   { title: 'Beløp / Amount', x: M + 398, w: WIDTH - 398, align: 'right' },
 ] as const;
 
-const kg = (grams: number) => (grams / 1000).toFixed(1).replace('.', ',');
+const kg = (grams: number) => gramsToKg(grams).toFixed(1).replace('.', ',');
 const nok = (ore: number) => formatAmount(ore).replace('.', ',');
 
 /**

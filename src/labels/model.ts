@@ -1,3 +1,5 @@
+import { kgTo2Decimals } from '../lib/units';
+
 /**
  * What a parcel label prints, and how a booked shipment becomes one label per parcel.
  *
@@ -239,7 +241,7 @@ export function toLabelModels(shipment: LabelShipment): LabelModel[] {
 /** Weight as printed: Norwegian decimal comma, at most 2 decimals (`12,5 kg`). */
 export function formatWeight(kg: number | null): string {
   if (kg === null || !Number.isFinite(kg)) return '–';
-  const rounded = Math.round(kg * 100) / 100;
+  const rounded = kgTo2Decimals(kg);
   return `${String(rounded).replace('.', ',')} kg`;
 }
 

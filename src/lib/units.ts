@@ -99,3 +99,9 @@ export const percentOf = (amount: number, basisPoints: number): number =>
  * (a 120×80 cm pallet, 9600 cm², takes 0.4 m).
  */
 export const loadingMetres = (floorCm2: number): number => Math.round(floorCm2 / 240) / 100;
+
+/** Thousandths (grams, cm³) as a two-decimal string of the whole unit (kg, dm³), rounded half up exactly. */
+export const thousandthsAsText = (n: number): string => formatAmount(mulDivHalfUp(n, 1, 10));
+
+/** Kilograms rounded to at most 2 decimals (10 g), as labels print them. */
+export const kgTo2Decimals = (kg: number): number => Math.round(kg * 100) / 100;

@@ -50,12 +50,22 @@ export interface OperationsDeps {
   clock?: () => Date;
 }
 
+/**
+ * The one split rule (CONTRACT §8 `IsSplitted`, the invoice reports' `Split`): the parcels were
+ * picked up at different times — their first pickup scans fall on more than one (Oslo) day, or some
+ * parcels were picked up and others not yet. Scans of one pickup round on one day are not a split.
+ */
+export function isSplit(
+  scans: { pickupDays: number; pickedParcels: number } | undefined,
+  parcelCount: number,
+): boolean {
+  const picked = scans?.pickedParcels ?? 0;
+  return (scans?.pickupDays ?? 0) > 1 || (picked > 0 && picked < parcelCount);
+}
+
 /** What the scans tell of a shipment's pickup and delivery. */
 export interface PickupFacts {
-  /**
-   * CONTRACT §8 `IsSplitted`: the parcels were picked up at different times — their first pickup
-   * scans fall on more than one day, or some parcels were picked up and others not yet.
-   */
+  /** `isSplit` of the shipment. */
   split: boolean;
   /** The Oslo date of the first Delivered scan, or null. */
   deliveredOn: string | null;
@@ -229,14 +239,7 @@ export function createOperationsService(deps: OperationsDeps) {
       return new Map(
         shipments.map((s) => {
           const k = scans.get(s.id);
-          const picked = k?.pickedParcels ?? 0;
-          return [
-            s.id,
-            {
-              split: (k?.pickupDays ?? 0) > 1 || (picked > 0 && picked < s.parcelCount),
-              deliveredOn: k?.deliveredOn ?? null,
-            },
-          ];
+          return [s.id, { split: isSplit(k, s.parcelCount), deliveredOn: k?.deliveredOn ?? null }];
         }),
       );
     },

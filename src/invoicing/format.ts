@@ -1,0 +1,19 @@
+import { formatAmount, thousandthsAsText, toDecimal } from '../lib/units';
+import { COST_CODES } from './cost-codes';
+import type { InvoicedCostLine } from './tables';
+
+/** How invoices and their reports write amounts, dates and references. */
+
+/** Øre as a JSON decimal of kroner. */
+export const kr = toDecimal;
+/** Thousandths (grams, cm³) as a two-decimal string of the whole unit (kg, dm³). */
+export const thousandthsText = thousandthsAsText;
+export const krText = formatAmount;
+export const midnight = (date: string | null) => (date ? `${date}T00:00:00` : null);
+/** The sender reference as it is visible on invoices (the spec's 15 characters). */
+export const invoiceReference = (ref: string | null) => (ref ? ref.slice(0, 15) : null);
+export const sum = (
+  lines: readonly InvoicedCostLine[],
+  pick: (l: InvoicedCostLine) => boolean = () => true,
+) => lines.reduce((total, l) => (pick(l) ? total + l.AmountOre : total), 0);
+export const isService = (code: string) => !(code in COST_CODES);

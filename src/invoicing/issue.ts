@@ -1,0 +1,322 @@
+import { addressLine, displayName, EMPTY_ADDRESS } from '../booking/addresses';
+import type { FrozenPrice, ShipmentAddresses } from '../booking/model';
+import { type PayerRole, payerOf } from '../booking/rules';
+import type { CatalogRules } from '../catalog/service';
+import type { Tx } from '../db/client';
+import { type DomainEvent, emitEvents } from '../events/outbox';
+import { Violations } from '../lib/errors';
+import { kidOf } from '../lib/kid';
+import { loadingMetres } from '../lib/units';
+import { addDays, osloDateTime } from '../schedule/calendar';
+import { kr, midnight, sum } from './format';
+import { dateField } from './reports';
+import type { InvoicingDeps, IssuedInvoice, RunResult } from './service';
+import { PAYMENT_TERMS_DAYS } from './service';
+import { createInvoicingStore } from './store';
+import type { InvoicedShipmentFacts, invoiceShipments } from './tables';
+
+/** Issuing invoices: the invoicing run and credit notes, each one transaction on the number lock. */
+
+/** A picked-up shipment waiting to be invoiced, with its parcels summed and its pickup facts. */
+interface Invoiceable {
+  id: string;
+  customerNr: string;
+  recipientShallPay: boolean;
+  recipientCustomerId: string | null;
+  payerCustomerId: string | null;
+  productCode: string;
+  services: string[];
+  unitCode: string;
+  senderReference: string | null;
+  addresses: ShipmentAddresses;
+  pickupDate: string;
+  /** The actual delivery (first Delivered scan, Oslo date) when there is one, else the planned date. */
+  deliveryDate: string | null;
+  price: FrozenPrice;
+  parcelCount: number;
+  weightG: number;
+  volumeCm3: number;
+  split: boolean;
+}
+
+/** A 120×80 cm pallet's floor, in cm². */
+const PALLET_CM2 = 120 * 80;
+
+export function createInvoiceIssuer(deps: InvoicingDeps) {
+  const { db } = deps;
+  const clock = deps.clock ?? (() => new Date());
+
+  /** Freezes what the reports show of a shipment, so later changes to registers never alter an invoice. */
+  async function factsOf(
+    s: Invoiceable,
+    rules: CatalogRules,
+    terminalOf: (zip: string | null) => Promise<string | null>,
+  ) {
+    const a = s.addresses;
+    const recipient = a.Recipient ?? EMPTY_ADDRESS;
+    const pallets = s.unitCode === 'PL';
+    const facts: InvoicedShipmentFacts = {
+      SenderCustomerNr: s.customerNr,
+      SenderName: displayName(a.Pickup ?? EMPTY_ADDRESS),
+      RecipientName: displayName(recipient),
+      RecipientCustomerNr: s.recipientCustomerId,
+      DeliveryAddress: addressLine(a.PickupPoint ?? recipient),
+      PickupZip: a.Pickup?.Zip ?? null,
+      DeliveryZip: recipient.Zip,
+      ProductCode: s.productCode,
+      ProductName: rules.product(s.productCode)?.Name ?? s.productCode,
+      Services: s.services.map((code) => ({ Code: code, Name: rules.service(code)?.Name ?? code })),
+      UnitCode: s.unitCode,
+      NumberOfParcels: s.parcelCount,
+      NumberOfUnits: s.parcelCount,
+      RealWeightG: s.weightG,
+      VolumeCm3: s.volumeCm3,
+      ChargeableWeightKg: s.price.ChargeableWeightKg,
+      // A 120×80 cm pallet takes 0.4 loading metres of a 240 cm wide trailer.
+      LoadMeters: pallets ? loadingMetres(s.parcelCount * PALLET_CM2) : 0,
+      SenderReference: s.senderReference,
+      DeliveryDate: s.deliveryDate,
+      Split: s.split,
+    };
+    return {
+      facts,
+      pickupTerminal: await terminalOf(facts.PickupZip),
+      deliveryTerminal: await terminalOf(facts.DeliveryZip),
+    };
+  }
+
+  /** Zip → serving terminal, looked up once per zip within one run's transaction. */
+  function terminalLookup(tx: Tx) {
+    const cache = new Map<string, Promise<string | null>>();
+    return (zip: string | null) => {
+      if (!zip) return Promise.resolve(null);
+      let hit = cache.get(zip);
+      if (!hit) {
+        hit = deps.postalCodes.find(zip, tx).then((row) => row?.terminal ?? null);
+        cache.set(zip, hit);
+      }
+      return hit;
+    };
+  }
+
+  async function customerName(customerNr: string, tx: Tx): Promise<string> {
+    return (await deps.customers.get(customerNr, tx))?.name ?? `Customer ${customerNr}`;
+  }
+
+  /** Writes one invoice (or credit note) with its shipment lines and its `invoice.issued` event. */
+  async function issue(
+    tx: Tx,
+    invoice: {
+      invoiceNr: number;
+      runId: number;
+      customerNr: string;
+      isCredit: boolean;
+      creditsInvoiceNr?: number;
+      reason?: string;
+      invoiceDate: string;
+      nokPerEur: string | null;
+    },
+    lines: Omit<typeof invoiceShipments.$inferInsert, 'invoiceNr' | 'lineNr' | 'isCredit'>[],
+  ): Promise<IssuedInvoice> {
+    const store = createInvoicingStore(tx);
+    const totalOre = lines.reduce((t, l) => t + l.totalOre, 0);
+    const kid = kidOf(invoice.invoiceNr);
+    const dueDate = addDays(invoice.invoiceDate, PAYMENT_TERMS_DAYS);
+    await store.insertInvoice(
+      {
+        invoiceNr: invoice.invoiceNr,
+        runId: invoice.runId,
+        customerNr: invoice.customerNr,
+        customerName: await customerName(invoice.customerNr, tx),
+        isCredit: invoice.isCredit,
+        creditsInvoiceNr: invoice.creditsInvoiceNr ?? null,
+        reason: invoice.reason ?? null,
+        kid,
+        invoiceDate: invoice.invoiceDate,
+        dueDate,
+        totalOre,
+        nokPerEur: invoice.nokPerEur,
+      },
+      lines.map((l, i) => ({
+        ...l,
+        invoiceNr: invoice.invoiceNr,
+        lineNr: i + 1,
+        isCredit: invoice.isCredit,
+      })),
+    );
+    const event: DomainEvent = {
+      type: 'invoice.issued',
+      customerNr: invoice.customerNr,
+      invoiceNr: invoice.invoiceNr,
+      data: {
+        InvoiceNr: invoice.invoiceNr,
+        Kid: kid,
+        InvoiceDate: midnight(invoice.invoiceDate),
+        DueDate: midnight(dueDate),
+        TotalKr: kr(totalOre),
+        IsCreditNote: invoice.isCredit,
+        CreditsInvoiceNr: invoice.creditsInvoiceNr ?? null,
+        ShipmentIds: lines.map((l) => l.shipmentId),
+      },
+    };
+    await emitEvents(tx, [event]);
+    return { InvoiceNr: invoice.invoiceNr, CustomerNr: invoice.customerNr, Total: kr(totalOre) };
+  }
+
+  const today = () => osloDateTime(clock()).date;
+
+  /** The shipments a run invoices, in the run's transaction: booking's facts with the scans'. */
+  async function invoiceable(tx: Tx, toDate: string): Promise<Invoiceable[]> {
+    const shipments = await deps.booking.invoiceable(tx, toDate);
+    const pickups = await deps.operations.pickupFacts(
+      shipments.map((s) => ({ id: s.id, parcelCount: s.parcels.count })),
+      tx,
+    );
+    return shipments.map(({ parcels, ...s }) => {
+      const pickup = pickups.get(s.id);
+      return {
+        ...s,
+        deliveryDate: pickup?.deliveredOn ?? s.deliveryDate,
+        parcelCount: parcels.count,
+        weightG: parcels.weightG,
+        volumeCm3: parcels.volumeCm3,
+        split: pickup?.split ?? false,
+      };
+    });
+  }
+
+  return {
+    /**
+     * An invoicing run: every picked-up, not yet invoiced shipment picked up on or before `toDate`
+     * is invoiced to its payer, one invoice per payer, numbered without gaps. All or nothing: the
+     * run is one transaction, and runs follow one another on the invoice-number lock.
+     */
+    async run(input: { ToDate?: string }): Promise<RunResult> {
+      const v = new Violations();
+      const toDate = dateField('ToDate', input.ToDate, v);
+      v.throwIfAny();
+      const invoiceDate = today();
+      const nokPerEur = await deps.nokPerEur(invoiceDate);
+      // Read before the transaction: every read inside it goes through the transaction itself.
+      const rules = await deps.catalog.rules();
+      return db.transaction(async (tx) => {
+        const store = createInvoicingStore(tx);
+        let last = await store.lockNumbers();
+        const runId = await store.insertRun('run', toDate);
+        const selected = await invoiceable(tx, toDate ?? invoiceDate);
+        const byPayer = new Map<string, { role: PayerRole; shipment: Invoiceable }[]>();
+        for (const s of selected) {
+          const payer = payerOf(s);
+          const list = byPayer.get(payer.customerNr) ?? [];
+          list.push({ role: payer.role, shipment: s });
+          byPayer.set(payer.customerNr, list);
+        }
+        const terminalOf = terminalLookup(tx);
+        const issued: IssuedInvoice[] = [];
+        const payers = [...byPayer.keys()].sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
+        for (const customerNr of payers) {
+          const lines = [];
+          for (const { role, shipment } of byPayer.get(customerNr) ?? []) {
+            const { facts, pickupTerminal, deliveryTerminal } = await factsOf(shipment, rules, terminalOf);
+            const costLines = shipment.price.Lines.map((l) => ({ ...l }));
+            lines.push({
+              shipmentId: shipment.id,
+              payerCustomerNr: customerNr,
+              payerRole: role,
+              pickupDate: shipment.pickupDate,
+              pickupTerminal,
+              deliveryTerminal,
+              facts,
+              lines: costLines,
+              totalOre: sum(costLines),
+            });
+          }
+          last += 1;
+          issued.push(
+            await issue(
+              tx,
+              { invoiceNr: last, runId, customerNr, isCredit: false, invoiceDate, nokPerEur },
+              lines,
+            ),
+          );
+        }
+        await deps.booking.markInvoiced(
+          tx,
+          selected.map((s) => s.id),
+        );
+        await store.saveLastNumber(last);
+        return { RunId: runId, Invoices: issued };
+      });
+    },
+
+    /**
+     * A credit note for shipments of an issued invoice (all of them when none are named): the same
+     * lines with the opposite sign, under a new invoice number. The invoice itself never changes.
+     */
+    async creditNote(input: {
+      InvoiceNr?: number;
+      ShipmentIds?: string[];
+      Reason?: string;
+    }): Promise<IssuedInvoice> {
+      const invoiceDate = today();
+      const nokPerEur = await deps.nokPerEur(invoiceDate);
+      return db.transaction(async (tx) => {
+        const store = createInvoicingStore(tx);
+        let last = await store.lockNumbers();
+        const v = new Violations();
+        const original = input.InvoiceNr === undefined ? null : await store.invoice(input.InvoiceNr);
+        if (!original) {
+          v.add('InvoiceNr', `Invoice ${input.InvoiceNr ?? ''} does not exist.`);
+          v.throwIfAny();
+          throw new Error('unreachable');
+        }
+        v.check('InvoiceNr', !original.isCredit, 'A credit note cannot itself be credited.');
+        const lines = await store.linesOf(original.invoiceNr);
+        const credited = await store.creditedShipments(original.invoiceNr);
+        const wanted = input.ShipmentIds?.length
+          ? new Set(input.ShipmentIds)
+          : new Set(lines.map((l) => l.shipmentId));
+        (input.ShipmentIds ?? []).forEach((id, i) => {
+          v.check(
+            `ShipmentIds[${i}]`,
+            lines.some((l) => l.shipmentId === id),
+            `Shipment ${id} is not on invoice ${original.invoiceNr}.`,
+          );
+        });
+        [...wanted].forEach((id) => {
+          v.check(
+            'ShipmentIds',
+            !credited.has(id),
+            `Shipment ${id} of invoice ${original.invoiceNr} is already credited.`,
+          );
+        });
+        v.throwIfAny();
+        const negated = lines
+          .filter((l) => wanted.has(l.shipmentId))
+          .map(({ invoiceNr: _n, lineNr: _l, isCredit: _c, ...l }) => ({
+            ...l,
+            lines: l.lines.map((c) => ({ ...c, AmountOre: -c.AmountOre })),
+            totalOre: -l.totalOre,
+          }));
+        const runId = await store.insertRun('credit_note', null);
+        last += 1;
+        const note = await issue(
+          tx,
+          {
+            invoiceNr: last,
+            runId,
+            customerNr: original.customerNr,
+            isCredit: true,
+            creditsInvoiceNr: original.invoiceNr,
+            reason: input.Reason?.trim() || 'Correction',
+            invoiceDate,
+            nokPerEur,
+          },
+          negated,
+        );
+        await store.saveLastNumber(last);
+        return note;
+      });
+    },
+  };
+}

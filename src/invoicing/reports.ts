@@ -1,0 +1,257 @@
+import { type Account, assertCanActFor, canActFor } from '../auth/access';
+import { notFound, Violations } from '../lib/errors';
+import { cm3ToDm3, gramsToKg, mulDivHalfUp, parseScaled, toDecimal } from '../lib/units';
+import { dateOfDateTime, daysBetween } from '../schedule/calendar';
+import {
+  AMOUNT_TYPE_NAMES,
+  COST_CODES,
+  V1_COST_FIELDS,
+  V1_SERVICES_FIELD,
+  type V1CostField,
+} from './cost-codes';
+import { invoiceReference, isService, kr, krText, midnight, sum, thousandthsText } from './format';
+import { type InvoicingDeps, MAX_REPORT_DAYS, PAYER_ROLES } from './service';
+import { createInvoicingStore, type InvoiceRow } from './store';
+
+/** The invoice reports (v1, v2), the invoice details and the invoice document, read from issued invoices. */
+
+/** A required date parameter (`2026-11-23` or `2026-11-23T…`), or null with a violation. */
+export function dateField(field: string, value: string | undefined, v: Violations): string | null {
+  if (value === undefined || value === '') {
+    v.add(field, `The ${field} field is required.`);
+    return null;
+  }
+  const date = dateOfDateTime(value);
+  return v.check(field, date !== null, `The ${field} field is not a valid date.`) ? date : null;
+}
+
+function interval(
+  fromField: string,
+  from: string | undefined,
+  toField: string,
+  to: string | undefined,
+  v: Violations,
+) {
+  const a = dateField(fromField, from, v);
+  const b = dateField(toField, to, v);
+  if (a && b && v.check(toField, a <= b, `The ${toField} must not be before the ${fromField}.`)) {
+    v.check(
+      toField,
+      daysBetween(a, b) <= MAX_REPORT_DAYS,
+      `The interval may span at most ${MAX_REPORT_DAYS} days.`,
+    );
+  }
+  return { from: a ?? '', to: b ?? '' };
+}
+
+function customerNrField(field: string, value: string | number | undefined, v: Violations): string {
+  const text = value === undefined ? '' : String(value).trim();
+  v.check(field, /^\d{1,10}$/.test(text), `The ${field} field must be a customer number (1–10 digits).`);
+  return text;
+}
+
+export interface ReportQuery {
+  Customernr?: string;
+  Payer?: string;
+  PickupTerminal?: string;
+  DeliveryTerminal?: string;
+  FromPickupDate?: string;
+  ToPickupDate?: string;
+}
+
+function checkReportQuery(q: ReportQuery) {
+  const v = new Violations();
+  const customerNr = customerNrField('Customernr', q.Customernr, v);
+  const role = (q.Payer ?? '').trim().toUpperCase();
+  v.check('Payer', (PAYER_ROLES as readonly string[]).includes(role), 'The Payer field must be S, M or F.');
+  const { from, to } = interval('FromPickupDate', q.FromPickupDate, 'ToPickupDate', q.ToPickupDate, v);
+  v.throwIfAny();
+  return { customerNr, role, from, to };
+}
+
+export function createInvoiceReports({ db }: Pick<InvoicingDeps, 'db'>) {
+  return {
+    /** `GET /v1/InvoiceGetInvoiceReport`: one record per invoiced shipment of the payer in its role. */
+    async reportV1(account: Account, q: ReportQuery) {
+      const { customerNr, role, from, to } = checkReportQuery(q);
+      assertCanActFor(account, customerNr);
+      const rows = await createInvoicingStore(db).reportLines({
+        customerNr,
+        role,
+        from,
+        to,
+        pickupTerminal: q.PickupTerminal?.trim() || undefined,
+        deliveryTerminal: q.DeliveryTerminal?.trim() || undefined,
+      });
+      return rows.map(({ line, invoice }) => {
+        const f = line.facts;
+        const details = Object.fromEntries(V1_COST_FIELDS.map((k) => [k, 0])) as Record<V1CostField, number>;
+        for (const l of line.lines) {
+          const field = COST_CODES[l.CostTypeCode]?.v1Field ?? V1_SERVICES_FIELD;
+          details[field] += l.AmountOre;
+        }
+        const gross = sum(line.lines, (l) => l.CostTypeCode === 'FREIGHT');
+        const other = sum(line.lines, (l) => l.CostTypeCode !== 'FREIGHT' && l.CostTypeCode !== 'DISCOUNT');
+        return {
+          Waybillnr: line.shipmentId,
+          Sender: f.SenderName,
+          PickupZip: f.PickupZip,
+          Recipient: f.RecipientName,
+          DeliveryZip: f.DeliveryZip,
+          NumberOfParcels: String(f.NumberOfParcels),
+          RealWeight: thousandthsText(f.RealWeightG),
+          VolumeDm3: thousandthsText(f.VolumeCm3),
+          CalculationWeight: f.ChargeableWeightKg.toFixed(2),
+          LoadMeter: f.LoadMeters.toFixed(2),
+          GrossShipping: krText(gross),
+          OtherIncome: krText(other),
+          NetShipping: krText(line.totalOre),
+          Product: f.ProductCode,
+          PaymentCode: line.payerRole,
+          InvoiceCustomerNr: invoice.customerNr,
+          InvoiceCustomer: invoice.customerName,
+          InvoiceNumber: String(invoice.invoiceNr),
+          OrderReference: invoiceReference(f.SenderReference),
+          DeliveryTerminal: line.deliveryTerminal,
+          PickupTerminal: line.pickupTerminal,
+          RecipientReference: null,
+          DeliveryDate: midnight(f.DeliveryDate),
+          PickupDate: midnight(line.pickupDate),
+          Split: f.Split,
+          Details: [
+            {
+              Waybillnr: line.shipmentId,
+              ...(Object.fromEntries(V1_COST_FIELDS.map((k) => [k, krText(details[k])])) as Record<
+                V1CostField,
+                string
+              >),
+            },
+          ],
+        };
+      });
+    },
+
+    /** `GET /v2/Invoice/GetInvoiceReport`: the v2 record, one per invoiced shipment, lines itemised. */
+    async reportV2(account: Account, q: ReportQuery) {
+      const { customerNr, role, from, to } = checkReportQuery(q);
+      assertCanActFor(account, customerNr);
+      const rows = await createInvoicingStore(db).reportLines({ customerNr, role, from, to });
+      return rows.map(({ line, invoice }) => {
+        const f = line.facts;
+        return {
+          ShipmentNr: line.shipmentId,
+          SenderReference: invoiceReference(f.SenderReference),
+          SenderCustomerName: f.SenderName,
+          RecipientCustomerName: f.RecipientName,
+          DeliveryAddress: f.DeliveryAddress,
+          InvoiceCustomerName: invoice.customerName,
+          PickupZip: f.PickupZip,
+          PickupTerminalId: line.pickupTerminal,
+          RecipientZip: f.DeliveryZip,
+          RecipientTerminalId: line.deliveryTerminal,
+          GoodsTypeCode: f.UnitCode,
+          InvoiceLineNr: String(line.lineNr),
+          ProductCode: f.ProductCode,
+          SenderCustomerNr: Number(f.SenderCustomerNr),
+          RecipientCustomerNr: f.RecipientCustomerNr === null ? null : Number(f.RecipientCustomerNr),
+          InvoiceCustomerNr: Number(invoice.customerNr),
+          NumberOfCollis: f.NumberOfParcels,
+          InvoiceNr: invoice.invoiceNr,
+          CalculatedWeightKg: f.ChargeableWeightKg,
+          RealWeightKg: gramsToKg(f.RealWeightG),
+          VolumeDm3: cm3ToDm3(f.VolumeCm3),
+          TotalFreightPrice: kr(line.totalOre),
+          InvoiceDate: midnight(invoice.invoiceDate),
+          DeliveryDate: midnight(f.DeliveryDate),
+          PickupDate: midnight(line.pickupDate),
+          OptionCodes: f.Services.map((s) => ({ OptionCode: s.Code, OptionName: s.Name })),
+          Details: line.lines.map((l) => {
+            const type = isService(l.CostTypeCode) ? 'S' : (COST_CODES[l.CostTypeCode]?.amountType ?? 'A');
+            return {
+              AmountKr: kr(l.AmountOre),
+              CostCode: l.CostTypeCode,
+              CostName: l.Description,
+              AmountTypeCode: type,
+              AmountTypeName: AMOUNT_TYPE_NAMES[type],
+            };
+          }),
+        };
+      });
+    },
+
+    /**
+     * An issued invoice with its shipment lines, for `GET /v1/Invoice/{invoicenr}/pdf`. An invoice the
+     * key cannot act for is not found, exactly like one that does not exist.
+     */
+    async document(account: Account, invoiceNr: number) {
+      const store = createInvoicingStore(db);
+      const invoice = await store.invoice(invoiceNr);
+      if (!invoice || !canActFor(account, invoice.customerNr)) throw notFound(`Invoice ${invoiceNr}`);
+      return { invoice, lines: await store.linesOf(invoiceNr) };
+    },
+
+    /**
+     * `GET /v1/Invoice/GetInvoiceDetails`: one row per cost line of every shipment on the invoice.
+     * An invoice that does not exist, or that the customer does not pay, answers an empty array.
+     */
+    async details(account: Account, q: { Customernr?: string | number; Invoicenr?: string | number }) {
+      const v = new Violations();
+      const customerNr = customerNrField('Customernr', q.Customernr, v);
+      const invoiceText = q.Invoicenr === undefined ? '' : String(q.Invoicenr).trim();
+      v.check(
+        'Invoicenr',
+        /^\d{1,9}$/.test(invoiceText),
+        'The Invoicenr field must be an invoice number (an integer).',
+      );
+      v.throwIfAny();
+      assertCanActFor(account, customerNr);
+      const store = createInvoicingStore(db);
+      const invoice: InvoiceRow | null = await store.invoice(Number(invoiceText));
+      if (!invoice || invoice.customerNr !== customerNr) return [];
+      const lines = await store.linesOf(invoice.invoiceNr);
+      // NOK per EUR in millionths, so the euro amounts are computed exactly (no binary floats).
+      const rateMicro = invoice.nokPerEur === null ? null : parseScaled(invoice.nokPerEur, 6);
+      const rate = rateMicro ? rateMicro / 1_000_000 : null;
+      let row = 0;
+      return lines.flatMap((line) => {
+        const f = line.facts;
+        return line.lines.map((l) => {
+          row += 1;
+          const names = COST_CODES[l.CostTypeCode];
+          const serviceName = f.Services.find((s) => s.Code === l.CostTypeCode)?.Name ?? l.Description;
+          return {
+            InvoiceNr: String(invoice.invoiceNr),
+            Consignment: line.shipmentId,
+            PickupZip: f.PickupZip,
+            DeliveryZip: f.DeliveryZip,
+            GoodsTypeCode: f.UnitCode,
+            UnitCode: f.UnitCode,
+            AmountDescription: l.Description,
+            CustomerReference: invoiceReference(f.SenderReference),
+            Kid: invoice.kid,
+            OrderReference: invoiceReference(f.SenderReference),
+            RecipientName: f.RecipientName,
+            RowNumber: String(row),
+            SenderName: f.SenderName,
+            RecipientReference: null,
+            AmountTxt: names?.no ?? serviceName,
+            AmountTxtEnglish: names?.en ?? serviceName,
+            ProductCode: f.ProductCode,
+            ProductName: f.ProductName,
+            ProductOptions: f.Services.length ? f.Services.map((s) => s.Code).join(',') : null,
+            CustomerNr: Number(invoice.customerNr),
+            NumberOfParcels: f.NumberOfParcels,
+            PickupDate: midnight(line.pickupDate),
+            VolumeDm3: cm3ToDm3(f.VolumeCm3),
+            RealWeihtKg: gramsToKg(f.RealWeightG),
+            CalculationWeightKg: f.ChargeableWeightKg,
+            AmountKr: kr(l.AmountOre),
+            AdditionEnergyKr: l.CostTypeCode === 'ENERGY' ? kr(l.AmountOre) : 0,
+            AmountEuro: rateMicro ? toDecimal(mulDivHalfUp(l.AmountOre, 1_000_000, rateMicro)) : null,
+            ExchangeRateEuro: rate,
+          };
+        });
+      });
+    },
+  };
+}
