@@ -1,55 +1,18 @@
 import { type Account, assertCanActFor, canActFor } from '../auth/access';
-import type { CatalogService } from '../catalog/service';
-import type { Config } from '../config';
-import type { CustomerService } from '../customers/service';
-import type { Db, DbOrTx, Tx } from '../db/client';
+import type { DbOrTx } from '../db/client';
 import type { LabelShipment } from '../labels/model';
 import { DomainError, notFound, Violations } from '../lib/errors';
-import type { PostalCodeService } from '../reference-data/postal-codes';
-import type { BookingPricing } from './pricing';
+import type { BookingDeps, UpdateOptions, UpdateOutcome } from './deps';
 import { priceAhead, StaleQuote } from './publish';
 import { labelDestinationZip, labelShipmentOf, recordsOf } from './records';
 import { type ShipmentStatus, STATUS } from './rules';
-import type { ShipmentRecordT, ShipmentUpdate, ShipmentUpdateResult } from './schemas';
+import type { ShipmentRecordT, ShipmentUpdate } from './schemas';
 import { createBookingReadStore } from './store/read-models';
 import { createBookingStore, type ShipmentRow } from './store/shipments';
 import { validateRequest } from './validate';
 import { createShipmentWriter, etagOf } from './write';
 
-/** What booking needs from the schedule: the first pickup date, and the delivery plan of a route. */
-export interface BookingSchedule {
-  /** Today, or after the 16:00 Oslo cut-off the next working day. */
-  earliestPickupDate(): string;
-  deliveryPlan(input: { fromZip: string; toZip: string; productCode: string; pickupDate: string }): Promise<{
-    EarliestDeliveryDate: string;
-    DeliveryDates: readonly string[];
-  } | null>;
-}
-
-export interface BookingDeps {
-  db: Db;
-  config: Config;
-  catalog: CatalogService;
-  postalCodes: PostalCodeService;
-  customers: CustomerService;
-  schedule: BookingSchedule;
-  pricing: BookingPricing;
-  pickupPoints: { exists(id: number): Promise<boolean> };
-  clock?: () => Date;
-}
-
-export interface UpdateOptions {
-  /** `If-Match`: the update applies only to this version (412 otherwise). */
-  ifMatch?: string;
-  /** Runs inside the booking's transaction, after the change (the idempotency record is written here). */
-  within?: (tx: Tx, outcome: UpdateOutcome) => Promise<void>;
-}
-
-export interface UpdateOutcome {
-  created: boolean;
-  result: ShipmentUpdateResult;
-  etag: string;
-}
+export type { BookingDeps, BookingSchedule, UpdateOptions, UpdateOutcome } from './deps';
 
 export type BookingService = ReturnType<typeof createBookingService>;
 

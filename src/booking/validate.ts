@@ -1,5 +1,6 @@
 import { type Account, assertCanActFor } from '../auth/access';
 import type { Violations } from '../lib/errors';
+import type { BookingDeps } from './deps';
 import {
   addressesOf,
   checkCompleteAddresses,
@@ -16,7 +17,6 @@ import {
   STATUS,
 } from './rules';
 import type { ShipmentUpdate } from './schemas';
-import type { BookingDeps } from './service';
 
 /** What validation reads: the catalogue, the registers, customers, the schedule and pickup points. */
 export type ValidationDeps = Pick<

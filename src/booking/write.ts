@@ -4,12 +4,12 @@ import type { Tx } from '../db/client';
 import { type DomainEvent, emitEvents } from '../events/outbox';
 import { DomainError, notFound, type Violations } from '../lib/errors';
 import { gsin, sscc } from '../lib/gs1';
+import type { UpdateOutcome } from './deps';
 import type { FrozenPrice } from './model';
 import { checkMeasures, mergeParcels } from './parcels';
 import { type PricedAhead, pricedFor, returnAddresses } from './publish';
 import { customerNrOf, STATUS } from './rules';
 import type { ShipmentUpdate } from './schemas';
-import type { UpdateOutcome } from './service';
 import {
   type BookingStore,
   createBookingStore,

@@ -1,4 +1,6 @@
+import type { Violations } from '../lib/errors';
 import { formatAmount, thousandthsAsText, toDecimal } from '../lib/units';
+import { dateOfDateTime } from '../schedule/calendar';
 import { COST_CODES } from './cost-codes';
 import type { InvoicedCostLine } from './tables';
 
@@ -17,3 +19,13 @@ export const sum = (
   pick: (l: InvoicedCostLine) => boolean = () => true,
 ) => lines.reduce((total, l) => (pick(l) ? total + l.AmountOre : total), 0);
 export const isService = (code: string) => !(code in COST_CODES);
+
+/** A required date parameter (`2026-11-23` or `2026-11-23T…`), or null with a violation. */
+export function dateField(field: string, value: string | undefined, v: Violations): string | null {
+  if (value === undefined || value === '') {
+    v.add(field, `The ${field} field is required.`);
+    return null;
+  }
+  const date = dateOfDateTime(value);
+  return v.check(field, date !== null, `The ${field} field is not a valid date.`) ? date : null;
+}

@@ -8,10 +8,9 @@ import { Violations } from '../lib/errors';
 import { kidOf } from '../lib/kid';
 import { loadingMetres } from '../lib/units';
 import { addDays, osloDateTime } from '../schedule/calendar';
-import { kr, midnight, sum } from './format';
-import { dateField } from './reports';
-import type { InvoicingDeps, IssuedInvoice, RunResult } from './service';
-import { PAYMENT_TERMS_DAYS } from './service';
+import type { InvoicingDeps, IssuedInvoice, RunResult } from './deps';
+import { PAYMENT_TERMS_DAYS } from './deps';
+import { dateField, kr, midnight, sum } from './format';
 import { createInvoicingStore } from './store';
 import type { InvoicedShipmentFacts, invoiceShipments } from './tables';
 

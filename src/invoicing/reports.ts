@@ -1,7 +1,7 @@
 import { type Account, assertCanActFor, canActFor } from '../auth/access';
 import { notFound, Violations } from '../lib/errors';
 import { cm3ToDm3, gramsToKg, mulDivHalfUp, parseScaled, toDecimal } from '../lib/units';
-import { dateOfDateTime, daysBetween } from '../schedule/calendar';
+import { daysBetween } from '../schedule/calendar';
 import {
   AMOUNT_TYPE_NAMES,
   COST_CODES,
@@ -9,21 +9,11 @@ import {
   V1_SERVICES_FIELD,
   type V1CostField,
 } from './cost-codes';
-import { invoiceReference, isService, kr, krText, midnight, sum, thousandthsText } from './format';
-import { type InvoicingDeps, MAX_REPORT_DAYS, PAYER_ROLES } from './service';
+import { type InvoicingDeps, MAX_REPORT_DAYS, PAYER_ROLES } from './deps';
+import { dateField, invoiceReference, isService, kr, krText, midnight, sum, thousandthsText } from './format';
 import { createInvoicingStore, type InvoiceRow } from './store';
 
 /** The invoice reports (v1, v2), the invoice details and the invoice document, read from issued invoices. */
-
-/** A required date parameter (`2026-11-23` or `2026-11-23T…`), or null with a violation. */
-export function dateField(field: string, value: string | undefined, v: Violations): string | null {
-  if (value === undefined || value === '') {
-    v.add(field, `The ${field} field is required.`);
-    return null;
-  }
-  const date = dateOfDateTime(value);
-  return v.check(field, date !== null, `The ${field} field is not a valid date.`) ? date : null;
-}
 
 function interval(
   fromField: string,

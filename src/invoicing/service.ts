@@ -1,44 +1,9 @@
-import type { PayerRole } from '../booking/rules';
-import type { BookingService } from '../booking/service';
-import type { CatalogService } from '../catalog/service';
-import type { CustomerService } from '../customers/service';
-import type { Db } from '../db/client';
-import type { OperationsService } from '../operations/service';
-import type { PostalCodeService } from '../reference-data/postal-codes';
+import type { InvoicingDeps } from './deps';
 import { createInvoiceIssuer } from './issue';
 import { createInvoiceReports } from './reports';
 
-/** Days from the invoice date to the due date. */
-export const PAYMENT_TERMS_DAYS = 14;
-/** Longest pickup-date interval of one invoice report. */
-export const MAX_REPORT_DAYS = 366;
-
-export const PAYER_ROLES: readonly PayerRole[] = ['S', 'M', 'F'];
-
-export interface InvoicingDeps {
-  db: Db;
-  /** The shipments to invoice (booking's read model), and marking them invoiced. */
-  booking: Pick<BookingService, 'invoiceable' | 'markInvoiced'>;
-  /** Pickup splits and delivery dates from the scans. */
-  operations: Pick<OperationsService, 'pickupFacts'>;
-  catalog: CatalogService;
-  customers: CustomerService;
-  postalCodes: PostalCodeService;
-  /** NOK per EUR in force on a date, as a decimal string (null when no rate table is in force). */
-  nokPerEur(date: string): Promise<string | null>;
-  clock?: () => Date;
-}
-
-export interface IssuedInvoice {
-  InvoiceNr: number;
-  CustomerNr: string;
-  Total: number;
-}
-
-export interface RunResult {
-  RunId: number;
-  Invoices: IssuedInvoice[];
-}
+export type { InvoicingDeps, IssuedInvoice, RunResult } from './deps';
+export { MAX_REPORT_DAYS, PAYER_ROLES, PAYMENT_TERMS_DAYS } from './deps';
 
 export type InvoicingService = ReturnType<typeof createInvoicingService>;
 
