@@ -62,13 +62,13 @@ export async function markFannedOut(tx: DbOrTx, ids: readonly number[], at: Date
  */
 export async function deleteFannedOutBefore(db: Db, before: Date, batchSize: number): Promise<void> {
   for (;;) {
-    const deleted = await db.execute(sql`
+    const { rows } = (await db.execute(sql`
       delete from outbox_events where id in (
         select id from outbox_events
          where fanned_out_at is not null and created_at < ${before.toISOString()}::timestamptz
          limit ${batchSize})
-      returning id`);
-    if ((deleted as unknown as { rows: unknown[] }).rows.length < batchSize) return;
+      returning id`)) as unknown as { rows: unknown[] };
+    if (rows.length < batchSize) return;
   }
 }
 
