@@ -3,8 +3,9 @@ import { readFileSync } from 'node:fs';
 import { Value } from 'typebox/value';
 import type { Db } from '../db/client';
 import { Violations } from '../lib/errors';
+import { ttlCache } from '../lib/ttl-cache';
 import { DATA_DIR } from '../reference-data/files';
-import { ADMIN_MARKER, loadWhenChanged, markLoaded } from '../reference-data/terminals-loads';
+import { loadWhenChanged, replaceAsAdmin } from '../reference-data/terminals-loads';
 import {
   type CatalogSnapshot,
   checkCatalog,
@@ -75,20 +76,11 @@ export function readShippedCatalog(): { catalog: Catalog; sha256: string } {
 export type CatalogService = ReturnType<typeof createCatalogService>;
 
 export function createCatalogService({ db, cacheMs = CATALOG_CACHE_MS }: { db: Db; cacheMs?: number }) {
-  let cached: { rules: Promise<CatalogRules>; at: number } | null = null;
-
-  const rules = (): Promise<CatalogRules> => {
-    const now = Date.now();
-    if (!cached || now - cached.at > cacheMs) {
-      const entry = { rules: readCatalog(db).then((c) => bind(snapshotOf(c))), at: now };
-      // A failed read is not cached: the next call tries again.
-      entry.rules.catch(() => {
-        if (cached === entry) cached = null;
-      });
-      cached = entry;
-    }
-    return cached.rules;
-  };
+  const cache = ttlCache(
+    (): Promise<CatalogRules> => readCatalog(db).then((c) => bind(snapshotOf(c))),
+    cacheMs,
+  );
+  const rules = cache.get;
 
   return {
     /** The catalogue with its rule helpers, cached (see `CATALOG_CACHE_MS`). */
@@ -123,7 +115,7 @@ export function createCatalogService({ db, cacheMs = CATALOG_CACHE_MS }: { db: D
     async loadShipped(): Promise<boolean> {
       const { catalog, sha256 } = readShippedCatalog();
       const loaded = await loadWhenChanged(db, SHIPPED_FILE, sha256, (tx) => writeCatalog(tx, catalog));
-      if (loaded) cached = null;
+      if (loaded) cache.clear();
       return loaded;
     },
 
@@ -136,12 +128,8 @@ export function createCatalogService({ db, cacheMs = CATALOG_CACHE_MS }: { db: D
       const violations = new Violations();
       checkCatalog(catalog, violations);
       violations.throwIfAny();
-      const sha256 = createHash('sha256').update(JSON.stringify(catalog)).digest('hex');
-      await db.transaction(async (tx) => {
-        await writeCatalog(tx, catalog);
-        await markLoaded(tx, SHIPPED_FILE, `${ADMIN_MARKER}${sha256}`);
-      });
-      cached = null;
+      await replaceAsAdmin(db, SHIPPED_FILE, catalog, (tx) => writeCatalog(tx, catalog));
+      cache.clear();
       return { products: catalog.Products.length, services: catalog.Services.length };
     },
   };

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { asc, eq, inArray } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../db/client';
 import { DomainError, Violations } from '../lib/errors';
-import { type Agreement, customers, type PostalAddress } from './tables';
+import { type CustomerRow, createCustomerStore } from './store';
+import type { Agreement, PostalAddress } from './tables';
 
-export type CustomerRow = typeof customers.$inferSelect;
+export type { CustomerRow } from './store';
 
 export interface CustomerView {
   CustomerNr: string;
@@ -32,6 +32,7 @@ const newPriceServiceId = () => `PS${randomBytes(8).toString('hex').toUpperCase(
 export type CustomerService = ReturnType<typeof createCustomerService>;
 
 export function createCustomerService({ db }: { db: Db }) {
+  const store = createCustomerStore(db);
   return {
     async create(input: {
       CustomerNr: string;
@@ -49,18 +50,14 @@ export function createCustomerService({ db }: { db: Db }) {
         'A customer number is a whole number from 1 to 2147483647, without leading zeros.',
       );
       v.throwIfAny();
-      const [row] = await db
-        .insert(customers)
-        .values({
-          customerNr: input.CustomerNr,
-          name: input.Name,
-          orgNr: input.OrgNr ?? null,
-          address: input.Address ?? null,
-          agreement: input.Agreement ?? {},
-          priceServiceId: newPriceServiceId(),
-        })
-        .onConflictDoNothing({ target: customers.customerNr })
-        .returning();
+      const row = await store.insert({
+        customerNr: input.CustomerNr,
+        name: input.Name,
+        orgNr: input.OrgNr ?? null,
+        address: input.Address ?? null,
+        agreement: input.Agreement ?? {},
+        priceServiceId: newPriceServiceId(),
+      });
       if (!row) {
         throw new DomainError(
           'conflict',
@@ -71,26 +68,17 @@ export function createCustomerService({ db }: { db: Db }) {
       return view(row);
     },
 
-    list: async () => (await db.select().from(customers).orderBy(asc(customers.customerNr))).map(view),
+    list: async () => (await store.list()).map(view),
 
     /** `using`: the transaction to read in, when the caller holds one (the embedded database has one connection). */
-    async get(customerNr: string, using: DbOrTx = db): Promise<CustomerRow | null> {
-      const [row] = await using.select().from(customers).where(eq(customers.customerNr, customerNr));
-      return row ?? null;
-    },
+    get: (customerNr: string, using: DbOrTx = db): Promise<CustomerRow | null> =>
+      store.get(customerNr, using),
 
     async existing(customerNrs: string[]): Promise<Set<string>> {
       if (customerNrs.length === 0) return new Set();
-      const rows = await db
-        .select({ nr: customers.customerNr })
-        .from(customers)
-        .where(inArray(customers.customerNr, customerNrs));
-      return new Set(rows.map((r) => r.nr));
+      return new Set(await store.existing(customerNrs));
     },
 
-    async byPriceServiceId(id: string): Promise<CustomerRow | null> {
-      const [row] = await db.select().from(customers).where(eq(customers.priceServiceId, id));
-      return row ?? null;
-    },
+    byPriceServiceId: (id: string): Promise<CustomerRow | null> => store.byPriceServiceId(id),
   };
 }

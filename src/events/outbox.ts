@@ -1,6 +1,5 @@
-import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
-import { outboxEvents } from './tables';
+import { insertEvents, lockShipments } from './store';
 
 /** The event kinds of CONTRACT §10; webhooks subscribe to all of them. */
 export const EVENT_TYPES = [
@@ -38,9 +37,6 @@ export interface DomainEvent {
   occurredAt?: Date;
 }
 
-// Namespace of the per-shipment advisory locks (the two-key form keeps them apart from other locks).
-const SHIPMENT_LOCK_SPACE = 7_090_002;
-
 /**
  * Records domain events in the outbox. Call it INSIDE the transaction that makes the change, so the
  * event exists exactly when the change does; webhook deliveries follow later, from the worker.
@@ -63,9 +59,7 @@ export async function emitEvents(tx: DbOrTx, events: readonly DomainEvent[]): Pr
       throw new Error(`Event '${e.type}' needs a shipmentId.`);
   }
   const shipments = [...new Set(events.map((e) => e.shipmentId).filter((s): s is string => !!s))].sort();
-  for (const shipmentId of shipments) {
-    await tx.execute(sql`select pg_advisory_xact_lock(${SHIPMENT_LOCK_SPACE}::int, hashtext(${shipmentId}))`);
-  }
+  await lockShipments(tx, shipments);
   const rows = events.map((e) => {
     const parcelIds = [...(e.parcelIds ?? [])];
     const invoiceNr = e.invoiceNr === undefined || e.invoiceNr === null ? null : String(e.invoiceNr);
@@ -84,8 +78,7 @@ export async function emitEvents(tx: DbOrTx, events: readonly DomainEvent[]): Pr
       ...(e.occurredAt ? { occurredAt: e.occurredAt } : {}),
     };
   });
-  const inserted = await tx.insert(outboxEvents).values(rows).returning({ id: outboxEvents.id });
-  return inserted.map((r) => r.id);
+  return insertEvents(tx, rows);
 }
 
 /** Records one domain event in the outbox inside the caller's transaction; see `emitEvents`. */

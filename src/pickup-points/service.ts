@@ -1,14 +1,13 @@
-import { createHash } from 'node:crypto';
-import { inArray } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { notFound, ValidationFailed, Violations } from '../lib/errors';
+import { ttlCache } from '../lib/ttl-cache';
 import { readCsv } from '../reference-data/files';
-import { postalCodes } from '../reference-data/tables';
-import { ADMIN_MARKER, loadWhenChanged, markLoaded } from '../reference-data/terminals-loads';
+import { createPostalCodeService, type PostalCodeService } from '../reference-data/postal-codes';
+import { loadWhenChanged, replaceAsAdmin } from '../reference-data/terminals-loads';
 import { distanceKm, type Point } from '../reference-data/terminals-routing';
 import type { PickupPointRecord } from './sandbox';
 import type { PickupPointImport, PickupPointView } from './schemas';
-import { coordinateOf, readAll, writeAll } from './store';
+import { readAll, writeAll } from './store';
 
 export const SANDBOX_FILE = 'pickup-points-sandbox.csv';
 /** How long a process trusts its cached set; an import through this process is seen at once. */
@@ -80,36 +79,25 @@ export type PickupPointService = ReturnType<typeof createPickupPointService>;
 export function createPickupPointService({
   db,
   cacheMs = PICKUP_POINT_CACHE_MS,
+  postalCodes = createPostalCodeService({ db }),
 }: {
   db: Db;
   cacheMs?: number;
+  /** The postal register (zips of an import, the position of a search's postal code). */
+  postalCodes?: PostalCodeService;
 }) {
-  let cached: {
-    points: Promise<{ list: PickupPointRecord[]; byId: Map<number, PickupPointRecord> }>;
-    at: number;
-  } | null = null;
-
-  const all = () => {
-    const now = Date.now();
-    if (!cached || now - cached.at > cacheMs) {
-      const entry = {
-        points: readAll(db).then((list) => ({ list, byId: new Map(list.map((p) => [p.id, p])) })),
-        at: now,
-      };
-      entry.points.catch(() => {
-        if (cached === entry) cached = null;
-      });
-      cached = entry;
-    }
-    return cached.points;
-  };
+  const cache = ttlCache(
+    () => readAll(db).then((list) => ({ list, byId: new Map(list.map((p) => [p.id, p])) })),
+    cacheMs,
+  );
+  const all = cache.get;
 
   return {
     /** Loads the shipped sandbox set when the file changed, unless an admin imported a real list. */
     async loadShipped(): Promise<boolean> {
       const { sha256, points } = readSandboxFile();
       const loaded = await loadWhenChanged(db, SANDBOX_FILE, sha256, (tx) => writeAll(tx, points));
-      if (loaded) cached = null;
+      if (loaded) cache.clear();
       return loaded;
     },
 
@@ -120,14 +108,7 @@ export function createPickupPointService({
     async importPoints(body: PickupPointImport): Promise<{ count: number }> {
       const v = new Violations();
       const zips = [...new Set(body.PickupPoints.map((p) => p.Zip))];
-      const known = new Set(
-        (
-          await db
-            .select({ code: postalCodes.postalCode })
-            .from(postalCodes)
-            .where(inArray(postalCodes.postalCode, zips))
-        ).map((r) => r.code),
-      );
+      const known = await postalCodes.existing(zips);
       const ids = new Set<number>();
       body.PickupPoints.forEach((p, i) => {
         v.check(`PickupPoints[${i}].Id`, !ids.has(p.Id), `Pickup point id ${p.Id} is listed twice.`);
@@ -150,12 +131,8 @@ export function createPickupPointService({
         openingHours: p.OpeningHours,
         sandbox: false,
       }));
-      const sha256 = createHash('sha256').update(JSON.stringify(points)).digest('hex');
-      await db.transaction(async (tx) => {
-        await writeAll(tx, points);
-        await markLoaded(tx, SANDBOX_FILE, `${ADMIN_MARKER}${sha256}`);
-      });
-      cached = null;
+      await replaceAsAdmin(db, SANDBOX_FILE, points, (tx) => writeAll(tx, points));
+      cache.clear();
       return { count: points.length };
     },
 
@@ -182,7 +159,7 @@ export function createPickupPointService({
      * with the distance. An unknown postal code is a 400 naming `postalCode`.
      */
     async nearestTo(postalCode: string, limit = DEFAULT_LIMIT): Promise<PickupPointView[]> {
-      const { found, point } = await coordinateOf(db, postalCode);
+      const { found, point } = await postalCodes.coordinateOf(postalCode);
       if (!found)
         throw new ValidationFailed({
           postalCode: [`Postal code ${postalCode} is not in the postal register.`],

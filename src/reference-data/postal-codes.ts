@@ -1,12 +1,18 @@
-import { eq, inArray, notInArray, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../db/client';
 import { notFound } from '../lib/errors';
 import { readCsv } from './files';
-import { postalCodes, referenceDataLoads } from './tables';
+import {
+  coordinateOf,
+  existingCodes,
+  findCode,
+  type PostalCodeRecord,
+  type PostalCodeRow,
+  writeRegister,
+} from './postal-codes-store';
+import { loadWhenChanged } from './terminals-loads';
 import { assignPostalCodeTerminals } from './terminals-store';
 
-export type PostalCodeRow = typeof postalCodes.$inferSelect;
-export type PostalCodeRecord = Omit<PostalCodeRow, 'terminal'>;
+export type { PostalCodeRecord, PostalCodeRow } from './postal-codes-store';
 
 /** Wire shape of `GET /v1/postalcodes/{postalCode}`. */
 export interface PostalCodeView {
@@ -68,30 +74,7 @@ const view = (row: PostalCodeRow): PostalCodeView => ({
  * (a moved coordinate may change it). Never duplicates.
  */
 async function replaceRegister(tx: DbOrTx, records: PostalCodeRecord[]): Promise<void> {
-  for (let i = 0; i < records.length; i += 1000) {
-    await tx
-      .insert(postalCodes)
-      .values(records.slice(i, i + 1000))
-      .onConflictDoUpdate({
-        target: postalCodes.postalCode,
-        set: {
-          place: sql`excluded.place`,
-          municipalityCode: sql`excluded.municipality_code`,
-          municipality: sql`excluded.municipality`,
-          countyCode: sql`excluded.county_code`,
-          county: sql`excluded.county`,
-          category: sql`excluded.category`,
-          lat: sql`excluded.lat`,
-          lon: sql`excluded.lon`,
-        },
-      });
-  }
-  await tx.delete(postalCodes).where(
-    notInArray(
-      postalCodes.postalCode,
-      records.map((r) => r.postalCode),
-    ),
-  );
+  await writeRegister(tx, records);
   await assignPostalCodeTerminals(tx);
 }
 
@@ -105,24 +88,9 @@ export function createPostalCodeService({ db }: { db: Db }) {
      */
     async loadShipped(): Promise<boolean> {
       const file = readCsv<CsvRow>(SHIPPED_FILE);
-      return db.transaction(async (tx) => {
-        // Serialises processes starting together; released at commit.
-        await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${SHIPPED_FILE}))`);
-        const [loaded] = await tx
-          .select()
-          .from(referenceDataLoads)
-          .where(eq(referenceDataLoads.name, SHIPPED_FILE));
-        if (loaded?.sha256 === file.sha256) return false;
-        await replaceRegister(tx, file.rows.map(fromCsv));
-        await tx
-          .insert(referenceDataLoads)
-          .values({ name: SHIPPED_FILE, sha256: file.sha256 })
-          .onConflictDoUpdate({
-            target: referenceDataLoads.name,
-            set: { sha256: file.sha256, loadedAt: sql`now()` },
-          });
-        return true;
-      });
+      return loadWhenChanged(db, SHIPPED_FILE, file.sha256, (tx) =>
+        replaceRegister(tx, file.rows.map(fromCsv)),
+      );
     },
 
     /** Replaces the register with an imported one (admin API), in one transaction. */
@@ -134,23 +102,23 @@ export function createPostalCodeService({ db }: { db: Db }) {
     /** Which of the given codes are in the register (one query for a whole booking's zips). */
     async existing(codes: readonly string[]): Promise<Set<string>> {
       if (codes.length === 0) return new Set();
-      const rows = await db
-        .select({ code: postalCodes.postalCode })
-        .from(postalCodes)
-        .where(inArray(postalCodes.postalCode, [...codes]));
-      return new Set(rows.map((r) => r.code));
+      return new Set(await existingCodes(db, codes));
     },
 
     /** `using`: the transaction to read in, when the caller holds one (the embedded database has one connection). */
-    async find(postalCode: string, using: DbOrTx = db): Promise<PostalCodeRow | null> {
-      const [row] = await using.select().from(postalCodes).where(eq(postalCodes.postalCode, postalCode));
-      return row ?? null;
-    },
+    find: (postalCode: string, using: DbOrTx = db): Promise<PostalCodeRow | null> =>
+      findCode(using, postalCode),
 
     async view(postalCode: string): Promise<PostalCodeView> {
       const row = await this.find(postalCode);
       if (!row) throw notFound(`Postal code ${postalCode}`);
       return view(row);
     },
+
+    /**
+     * The coordinate of a postal code: its own, or the mean of its municipality's codes when it has
+     * none. `found` is false when the code is not in the register; `point` null when no position is known.
+     */
+    coordinateOf: (postalCode: string) => coordinateOf(db, postalCode),
   };
 }

@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto';
-import { inArray } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { Violations } from '../lib/errors';
-import { postalCodes } from './tables';
+import { ttlCache } from '../lib/ttl-cache';
+import { existingCodes, terminalsOfCodes } from './postal-codes-store';
 import { type RoutingData, readShippedRouting, type TerminalRecord } from './terminals-files';
-import { ADMIN_MARKER, loadWhenChanged, markLoaded } from './terminals-loads';
+import { loadWhenChanged, replaceAsAdmin } from './terminals-loads';
 import { transitMatrix } from './terminals-routing';
 import { assignPostalCodeTerminals, readRouting, writeRouting } from './terminals-store';
 
@@ -104,25 +103,15 @@ export type TerminalService = ReturnType<typeof createTerminalService>;
 
 /** Terminals, transit times and the postal code → terminal assignment (`docs/catalogue.md`). */
 export function createTerminalService({ db, cacheMs = ROUTING_CACHE_MS }: { db: Db; cacheMs?: number }) {
-  let cached: { snapshot: Promise<Snapshot>; at: number } | null = null;
-
-  const snapshot = (): Promise<Snapshot> => {
-    const now = Date.now();
-    if (!cached || now - cached.at > cacheMs) {
-      const entry = {
-        snapshot: readRouting(db).then((r) => ({
-          terminals: r.terminals,
-          transit: new Map(r.transitDays.map((d) => [`${d.fromTerminal}>${d.toTerminal}`, d.days])),
-        })),
-        at: now,
-      };
-      entry.snapshot.catch(() => {
-        if (cached === entry) cached = null;
-      });
-      cached = entry;
-    }
-    return cached.snapshot;
-  };
+  const cache = ttlCache(
+    (): Promise<Snapshot> =>
+      readRouting(db).then((r) => ({
+        terminals: r.terminals,
+        transit: new Map(r.transitDays.map((d) => [`${d.fromTerminal}>${d.toTerminal}`, d.days])),
+      })),
+    cacheMs,
+  );
+  const snapshot = cache.get;
 
   return {
     /** Loads the shipped routing files when any changed since the last load, and assigns every postal code. */
@@ -132,7 +121,7 @@ export function createTerminalService({ db, cacheMs = ROUTING_CACHE_MS }: { db: 
         await writeRouting(tx, data);
         await assignPostalCodeTerminals(tx);
       });
-      if (loaded) cached = null;
+      if (loaded) cache.clear();
       return loaded;
     },
 
@@ -151,21 +140,15 @@ export function createTerminalService({ db, cacheMs = ROUTING_CACHE_MS }: { db: 
         transitDays: input.transitDays ?? transitMatrix(input.terminals),
         overrides: input.overrides,
       };
-      const known = await db
-        .select({ code: postalCodes.postalCode })
-        .from(postalCodes)
-        .where(inArray(postalCodes.postalCode, data.overrides.map((o) => o.postalCode).concat([''])));
+      const known = await existingCodes(db, data.overrides.map((o) => o.postalCode).concat(['']));
       const v = new Violations();
-      checkRouting(data, new Set(known.map((k) => k.code)), v);
+      checkRouting(data, new Set(known), v);
       v.throwIfAny();
-      const sha256 = createHash('sha256').update(JSON.stringify(data)).digest('hex');
-      const changed = await db.transaction(async (tx) => {
+      const changed = await replaceAsAdmin(db, LOAD_NAME, data, async (tx) => {
         await writeRouting(tx, data);
-        const n = await assignPostalCodeTerminals(tx);
-        await markLoaded(tx, LOAD_NAME, `${ADMIN_MARKER}${sha256}`);
-        return n;
+        return assignPostalCodeTerminals(tx);
       });
-      cached = null;
+      cache.clear();
       return {
         terminals: data.terminals.length,
         transitDays: data.transitDays.length,
@@ -190,10 +173,7 @@ export function createTerminalService({ db, cacheMs = ROUTING_CACHE_MS }: { db: 
      */
     async terminalsOf(codes: readonly string[]): Promise<Map<string, string | null>> {
       if (codes.length === 0) return new Map();
-      const rows = await db
-        .select({ code: postalCodes.postalCode, terminal: postalCodes.terminal })
-        .from(postalCodes)
-        .where(inArray(postalCodes.postalCode, [...new Set(codes)]));
+      const rows = await terminalsOfCodes(db, [...new Set(codes)]);
       return new Map(rows.map((r) => [r.code, r.terminal]));
     },
 

@@ -1,0 +1,43 @@
+import { asc, eq, inArray } from 'drizzle-orm';
+import type { DbOrTx } from '../db/client';
+import { customers } from './tables';
+
+export type CustomerRow = typeof customers.$inferSelect;
+export type NewCustomer = typeof customers.$inferInsert;
+
+/** Drizzle queries of the customer register. */
+export function createCustomerStore(db: DbOrTx) {
+  return {
+    /** The inserted row, or null when the customer number is taken. */
+    async insert(row: NewCustomer): Promise<CustomerRow | null> {
+      const [inserted] = await db
+        .insert(customers)
+        .values(row)
+        .onConflictDoNothing({ target: customers.customerNr })
+        .returning();
+      return inserted ?? null;
+    },
+
+    list: (): Promise<CustomerRow[]> => db.select().from(customers).orderBy(asc(customers.customerNr)),
+
+    /** `using`: the transaction to read in, when the caller holds one. */
+    async get(customerNr: string, using: DbOrTx = db): Promise<CustomerRow | null> {
+      const [row] = await using.select().from(customers).where(eq(customers.customerNr, customerNr));
+      return row ?? null;
+    },
+
+    /** Which of the given customer numbers exist (`customerNrs` not empty). */
+    async existing(customerNrs: string[]): Promise<string[]> {
+      const rows = await db
+        .select({ nr: customers.customerNr })
+        .from(customers)
+        .where(inArray(customers.customerNr, customerNrs));
+      return rows.map((r) => r.nr);
+    },
+
+    async byPriceServiceId(id: string): Promise<CustomerRow | null> {
+      const [row] = await db.select().from(customers).where(eq(customers.priceServiceId, id));
+      return row ?? null;
+    },
+  };
+}

@@ -1,0 +1,92 @@
+import { eq, inArray, notInArray, sql } from 'drizzle-orm';
+import type { DbOrTx } from '../db/client';
+import { postalCodes } from './tables';
+
+export type PostalCodeRow = typeof postalCodes.$inferSelect;
+export type PostalCodeRecord = Omit<PostalCodeRow, 'terminal'>;
+
+/**
+ * Makes the stored register's codes equal `records`: new codes are added, known ones updated in
+ * place (their terminal kept), withdrawn ones removed. Never duplicates. Call inside a transaction.
+ */
+export async function writeRegister(tx: DbOrTx, records: readonly PostalCodeRecord[]): Promise<void> {
+  for (let i = 0; i < records.length; i += 1000) {
+    await tx
+      .insert(postalCodes)
+      .values(records.slice(i, i + 1000))
+      .onConflictDoUpdate({
+        target: postalCodes.postalCode,
+        set: {
+          place: sql`excluded.place`,
+          municipalityCode: sql`excluded.municipality_code`,
+          municipality: sql`excluded.municipality`,
+          countyCode: sql`excluded.county_code`,
+          county: sql`excluded.county`,
+          category: sql`excluded.category`,
+          lat: sql`excluded.lat`,
+          lon: sql`excluded.lon`,
+        },
+      });
+  }
+  await tx.delete(postalCodes).where(
+    notInArray(
+      postalCodes.postalCode,
+      records.map((r) => r.postalCode),
+    ),
+  );
+}
+
+/** Which of the given codes are in the register. */
+export async function existingCodes(db: DbOrTx, codes: readonly string[]): Promise<string[]> {
+  const rows = await db
+    .select({ code: postalCodes.postalCode })
+    .from(postalCodes)
+    .where(inArray(postalCodes.postalCode, [...codes]));
+  return rows.map((r) => r.code);
+}
+
+export async function findCode(db: DbOrTx, postalCode: string): Promise<PostalCodeRow | null> {
+  const [row] = await db.select().from(postalCodes).where(eq(postalCodes.postalCode, postalCode));
+  return row ?? null;
+}
+
+/** The serving terminal of each given code that is in the register (null when it has none). */
+export async function terminalsOfCodes(
+  db: DbOrTx,
+  codes: readonly string[],
+): Promise<{ code: string; terminal: string | null }[]> {
+  return db
+    .select({ code: postalCodes.postalCode, terminal: postalCodes.terminal })
+    .from(postalCodes)
+    .where(inArray(postalCodes.postalCode, [...codes]));
+}
+
+/**
+ * The coordinate of a postal code: its own, or the mean of its municipality's codes when it has none;
+ * null when the code is not in the register (or nothing of its municipality has coordinates).
+ * `found` tells the two nulls apart.
+ */
+export async function coordinateOf(
+  db: DbOrTx,
+  postalCode: string,
+): Promise<{ found: boolean; point: { lat: number; lon: number } | null }> {
+  const [row] = await db
+    .select({
+      lat: postalCodes.lat,
+      lon: postalCodes.lon,
+      approxLat: sql<
+        number | null
+      >`(select avg(m.lat) from postal_codes m where m.municipality_code = ${postalCodes.municipalityCode})`,
+      approxLon: sql<
+        number | null
+      >`(select avg(m.lon) from postal_codes m where m.municipality_code = ${postalCodes.municipalityCode})`,
+    })
+    .from(postalCodes)
+    .where(eq(postalCodes.postalCode, postalCode));
+  if (!row) return { found: false, point: null };
+  if (row.lat !== null && row.lon !== null) return { found: true, point: { lat: row.lat, lon: row.lon } };
+  if (row.approxLat !== null && row.approxLon !== null) {
+    return { found: true, point: { lat: Number(row.approxLat), lon: Number(row.approxLon) } };
+  }
+  return { found: true, point: null };
+}

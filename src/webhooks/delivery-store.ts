@@ -1,0 +1,321 @@
+import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import type { Db, DbOrTx, Tx } from '../db/client';
+import { webhookAttempts, webhookDeliveries, webhooks } from './tables';
+
+/** A delivery this process owns for one attempt. */
+export interface Claimed {
+  id: string;
+  webhookId: string;
+  type: string;
+  body: string;
+  /** This attempt's number (1 for the first). */
+  attempt: number;
+  url: string;
+  secret: string;
+  customHeaders: string | null;
+  leaseOwner: string;
+}
+
+export type NewDelivery = typeof webhookDeliveries.$inferInsert;
+export type NewAttempt = typeof webhookAttempts.$inferInsert;
+
+// Any constant; the same in every process. Only one process fans out at a time, so deliveries of
+// one registration and shipment are created in event order.
+const FANOUT_LOCK = 7_090_003;
+
+const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;
+const ts = (d: Date) => sql`${d.toISOString()}::timestamptz`;
+const list = (values: readonly (string | number)[]) =>
+  sql.join(
+    values.map((v) => sql`${v}`),
+    sql`, `,
+  );
+
+/** Takes the fan-out lock for the transaction; false when another process holds it. */
+export async function tryFanOutLock(tx: Tx): Promise<boolean> {
+  const [lock] = rowsOf<{ ok: boolean }>(
+    await tx.execute(sql`select pg_try_advisory_xact_lock(${FANOUT_LOCK}) as ok`),
+  );
+  return lock?.ok === true;
+}
+
+/**
+ * The (event, registration) pairs of the given outbox events: every matching, enabled, unexpired
+ * registration of the event's customer (type 3 any event of the customer, type 2 events of that
+ * shipment, type 1 events naming that parcel). A pair may come more than once.
+ */
+export async function matchingRegistrations(
+  tx: Tx,
+  eventIds: readonly number[],
+  now: Date,
+): Promise<{ event_id: string; webhook_id: string }[]> {
+  // Matching in SQL, per event (LATERAL keeps the plan to index probes on (customer_nr,
+  // event_value_type, event_value) whatever the statistics say), so a customer with many
+  // per-parcel registrations costs lookups, not a scan per event. A registration hears the
+  // events written after it was created (both times are the database's). The outbox row is read
+  // here, in the same statement, for that plan: the events domain owns the table's writes.
+  const live = sql`w.enabled and w.expires > ${ts(now)} and w.created_at <= e.created_at`;
+  return rowsOf<{ event_id: string; webhook_id: string }>(
+    await tx.execute(sql`
+      select e.id::text as event_id, m.id as webhook_id
+        from outbox_events e
+        cross join lateral (
+          select w.id from webhooks w
+           where w.customer_nr = e.customer_nr and w.event_value_type = 3 and ${live}
+          union all
+          select w.id from webhooks w
+           where w.customer_nr = e.customer_nr and w.event_value_type = 2
+             and w.event_value = e.shipment_id and ${live}
+          union all
+          -- One equality probe per parcel, and none at all for a customer without parcel
+          -- registrations (the EXISTS is a one-time filter per event).
+          select w.id
+            from unnest(e.parcel_ids) as p(parcel_id)
+            cross join lateral (
+              select w.id from webhooks w
+               where w.customer_nr = e.customer_nr and w.event_value_type = 1
+                 and w.event_value = p.parcel_id and ${live}
+              offset 0 -- a fence: probe per parcel, never a hash of all the customer's registrations
+            ) w
+           where exists (select 1 from webhooks x
+                          where x.customer_nr = e.customer_nr and x.event_value_type = 1)
+        ) m
+       where e.id in (${list(eventIds)})`),
+  );
+}
+
+/** Inserts deliveries, skipping any (event, registration) pair that already has one. */
+export async function insertDeliveries(tx: Tx, rows: readonly NewDelivery[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 1000) {
+    await tx
+      .insert(webhookDeliveries)
+      .values(rows.slice(i, i + 1000))
+      .onConflictDoNothing();
+  }
+}
+
+/**
+ * Claims up to `limit` due deliveries, at most one per registration and none of a registration
+ * that has an attempt in flight anywhere, skipping rows other processes are claiming
+ * (`FOR UPDATE SKIP LOCKED`) and deliveries behind an earlier pending one of the same
+ * registration and shipment (events of one shipment go out in order). Registrations take turns:
+ * each offers only its oldest due delivery, so a backlog of one target never hides another's.
+ * The claim is a lease to `owner` until `leaseUntil`, and counts as an attempt.
+ */
+export async function claimDue(
+  db: Db,
+  claim: {
+    limit: number;
+    at: Date;
+    /** Registrations to pass over (this process has an attempt of theirs in flight). */
+    busyIds: readonly string[];
+    owner: string;
+    leaseUntil: () => Date;
+  },
+): Promise<Claimed[]> {
+  const now = ts(claim.at);
+  const notBusy: SQL =
+    claim.busyIds.length > 0 ? sql`and h.webhook_id not in (${list(claim.busyIds)})` : sql``;
+  return db.transaction(async (tx) => {
+    const candidates = rowsOf<{
+      id: string;
+      webhook_id: string;
+      type: string;
+      body: string;
+      url: string;
+      secret: string;
+      custom_headers: string | null;
+    }>(
+      await tx.execute(sql`
+        with recursive hooks(webhook_id) as (
+          -- Registrations with pending deliveries, one index descent each (a skip scan), so the
+          -- cost follows the number of registrations with work, not the size of any backlog.
+          (select webhook_id from webhook_deliveries where status = 'pending' order by webhook_id limit 1)
+          union all
+          select (select d.webhook_id from webhook_deliveries d
+                   where d.status = 'pending' and d.webhook_id > h.webhook_id
+                   order by d.webhook_id limit 1)
+            from hooks h
+           where h.webhook_id is not null
+        ),
+        heads as (
+          -- Each registration offers its oldest due delivery that no earlier one of the same
+          -- shipment is waiting before, unless it has an attempt in flight.
+          select c.id, c.next_attempt_at, c.event_id
+            from hooks h
+            join webhooks w on w.id = h.webhook_id
+            cross join lateral (
+              select d.id, d.next_attempt_at, d.event_id
+                from webhook_deliveries d
+               where d.webhook_id = h.webhook_id and d.status = 'pending'
+                 and d.next_attempt_at <= ${now}
+                 and (d.lease_until is null or d.lease_until <= ${now})
+                 and (d.shipment_id is null or not exists (
+                       select 1 from webhook_deliveries e
+                        where e.webhook_id = d.webhook_id and e.shipment_id = d.shipment_id
+                          and e.status = 'pending' and e.event_id < d.event_id))
+               order by d.next_attempt_at, d.event_id nulls first, d.id
+               limit 1
+            ) c
+           where w.enabled and w.expires > ${now}
+             ${notBusy}
+             and not exists (
+                   select 1 from webhook_deliveries f
+                    where f.webhook_id = h.webhook_id and f.lease_until > ${now} and f.status = 'pending')
+        )
+        select d.id, d.webhook_id, d.type, d.body, w.url, w.secret, w.custom_headers
+          from webhook_deliveries d
+          join webhooks w on w.id = d.webhook_id
+         where d.id in (select id from heads order by next_attempt_at, event_id nulls first, id limit ${claim.limit})
+           and d.status = 'pending' and (d.lease_until is null or d.lease_until <= ${now})
+         for update of d skip locked`),
+    );
+    if (candidates.length === 0) return [];
+    const d = webhookDeliveries;
+    const updated = await tx
+      .update(d)
+      .set({
+        leaseUntil: claim.leaseUntil(),
+        leaseOwner: claim.owner,
+        attempts: sql`${d.attempts} + 1`,
+      })
+      .where(
+        inArray(
+          d.id,
+          candidates.map((c) => c.id),
+        ),
+      )
+      .returning({ id: d.id, attempts: d.attempts });
+    const attemptOf = new Map(updated.map((u) => [u.id, u.attempts]));
+    return candidates.map((c) => ({
+      id: c.id,
+      webhookId: c.webhook_id,
+      type: c.type,
+      body: c.body,
+      url: c.url,
+      secret: c.secret,
+      customHeaders: c.custom_headers,
+      attempt: attemptOf.get(c.id) ?? 1,
+      leaseOwner: claim.owner,
+    }));
+  });
+}
+
+/** Inserts one delivery (a `webhook.test` one, claimed by its creator). */
+export async function insertDelivery(db: Db, row: NewDelivery): Promise<void> {
+  await db.insert(webhookDeliveries).values(row);
+}
+
+/**
+ * Records the end of an attempt on its delivery, only while claim `c` still owns it (after a lost
+ * lease another worker does). Returns whether it did.
+ */
+export async function finishAttempt(
+  tx: Tx,
+  c: Claimed,
+  outcome: {
+    status: 'pending' | 'succeeded' | 'failed';
+    nextAttemptAt: Date | null;
+    statusCode: number | null;
+    error: string | null;
+    completedAt: Date | null;
+  },
+): Promise<boolean> {
+  const d = webhookDeliveries;
+  const updated = await tx
+    .update(d)
+    .set({
+      status: outcome.status,
+      nextAttemptAt: outcome.nextAttemptAt ?? sql`${d.nextAttemptAt}`,
+      leaseUntil: null,
+      leaseOwner: null,
+      lastStatusCode: outcome.statusCode,
+      lastError: outcome.error,
+      completedAt: outcome.completedAt,
+    })
+    .where(and(eq(d.id, c.id), eq(d.leaseOwner, c.leaseOwner), eq(d.attempts, c.attempt)))
+    .returning({ id: d.id });
+  return updated.length > 0;
+}
+
+/** Whether the delivery still exists (its registration may have been deleted meanwhile). */
+export async function deliveryExists(tx: Tx, id: string): Promise<boolean> {
+  const [still] = await tx
+    .select({ id: webhookDeliveries.id })
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.id, id));
+  return still !== undefined;
+}
+
+export async function insertAttempt(tx: Tx, row: NewAttempt): Promise<void> {
+  await tx.insert(webhookAttempts).values(row);
+}
+
+/** A success: the registration is failing no more. */
+export async function clearFailing(tx: Tx, webhookId: string): Promise<void> {
+  await tx.update(webhooks).set({ failingSince: null }).where(eq(webhooks.id, webhookId));
+}
+
+/** A failure: the registration is failing since `since` unless it was already. Returns since when. */
+export async function markFailing(tx: Tx, webhookId: string, since: Date): Promise<Date | null> {
+  const [w] = await tx
+    .update(webhooks)
+    .set({ failingSince: sql`coalesce(${webhooks.failingSince}, ${ts(since)})` })
+    .where(eq(webhooks.id, webhookId))
+    .returning({ failingSince: webhooks.failingSince });
+  return w?.failingSince ?? null;
+}
+
+/** Disables a registration and gives up its pending deliveries (none is in flight but ours). */
+export async function disableRegistration(
+  tx: Tx,
+  webhookId: string,
+  at: Date,
+  reason: string,
+): Promise<void> {
+  await tx
+    .update(webhooks)
+    .set({ enabled: false, disabledAt: at, disabledReason: reason, updatedAt: at })
+    .where(and(eq(webhooks.id, webhookId), eq(webhooks.enabled, true)));
+  await tx.execute(sql`
+    update webhook_deliveries
+       set status = 'failed', completed_at = ${ts(at)}, lease_until = null, lease_owner = null,
+           last_error = coalesce(last_error || '; ', '') || 'registration disabled'
+     where webhook_id = ${webhookId} and status = 'pending'
+       and (lease_until is null or lease_until <= ${ts(at)})`);
+}
+
+/** Gives up pending deliveries of disabled or expired registrations (none in flight). */
+export async function giveUpDead(db: DbOrTx, at: Date): Promise<void> {
+  const now = ts(at);
+  await db.execute(sql`
+    update webhook_deliveries d
+       set status = 'failed', completed_at = ${now}, lease_until = null, lease_owner = null,
+           last_error = case when w.enabled then 'registration expired' else 'registration disabled' end
+      from webhooks w
+     where w.id = d.webhook_id and d.status = 'pending'
+       and (d.lease_until is null or d.lease_until <= ${now})
+       and (not w.enabled or w.expires <= ${now})`);
+}
+
+/**
+ * Deletes completed deliveries (and with them their attempts) older than `before`, in batches of
+ * `batchSize`, so no statement holds many locks or runs long.
+ */
+export async function deleteCompletedBefore(db: Db, before: Date, batchSize: number): Promise<void> {
+  for (;;) {
+    const deleted = rowsOf<{ id: unknown }>(
+      await db.execute(sql`
+        delete from webhook_deliveries where id in (
+          select id from webhook_deliveries
+           where status <> 'pending' and completed_at < ${ts(before)} limit ${batchSize})
+        returning id`),
+    );
+    if (deleted.length < batchSize) return;
+  }
+}
+
+/** VACUUM (ANALYZE) of the tables the delivery work churns. */
+export async function vacuumDeliveries(db: Db): Promise<void> {
+  await db.execute(sql`vacuum (analyze) webhook_deliveries, webhook_attempts, webhooks`);
+}

@@ -1,0 +1,29 @@
+import type { Db } from '../db/client';
+import { deleteFannedOutBefore, vacuumOutbox } from '../events/store';
+import { deleteCompletedBefore, giveUpDead, vacuumDeliveries } from './delivery-store';
+
+const RETENTION_BATCH = 5000;
+
+/**
+ * Gives up pending deliveries of disabled or expired registrations (an expired registration
+ * delivers nothing) and, when asked, deletes delivery history and fanned-out outbox rows older
+ * than `retainMs`.
+ */
+export async function sweep(db: Db, at: Date, retainMs?: number | null): Promise<void> {
+  await giveUpDead(db, at);
+  if (retainMs !== undefined && retainMs !== null) {
+    const before = new Date(at.getTime() - retainMs);
+    // Attempts go with their delivery.
+    await deleteCompletedBefore(db, before, RETENTION_BATCH);
+    await deleteFannedOutBefore(db, before, RETENTION_BATCH);
+  }
+}
+
+/**
+ * VACUUM (ANALYZE) of the tables the delivery work churns. PostgreSQL's autovacuum does this on
+ * its own; embedded PGlite runs no autovacuum, so its worker calls this now and then.
+ */
+export async function vacuum(db: Db): Promise<void> {
+  await vacuumDeliveries(db);
+  await vacuumOutbox(db);
+}
