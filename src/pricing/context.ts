@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { CatalogRules } from '../catalog/service';
 import { osloDateTime } from '../schedule/calendar';
+import type { CompiledTariff } from './compiled-tariff';
 import type {
   AgreementFacts,
   DomesticContext,
@@ -16,7 +17,6 @@ import type {
   Resolver,
 } from './quote';
 import type { CompiledRates } from './rates';
-import type { CompiledTariff } from './tariff';
 import { inForce, type Version, type VersionCache } from './versions';
 
 /**

@@ -1,3 +1,4 @@
+import { type CompiledTariff, tablePrice } from './compiled-tariff';
 import {
   type AgreementFacts,
   Collector,
@@ -13,7 +14,6 @@ import {
   volumeGrams,
   wholeKgGrams,
 } from './measures';
-import { type CompiledTariff, tablePrice } from './tariff';
 
 /** The domestic engine: a shipment between two Norwegian terminals priced on the tariff in NOK. */
 

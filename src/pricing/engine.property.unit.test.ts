@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { compileTariff } from './compiled-tariff';
 import {
   type DomesticContext,
   type DomesticQuote,
@@ -11,7 +12,7 @@ import {
   type ServiceFacts,
   type Terms,
 } from './engine';
-import { assertTariffRules, compileTariff, type TariffDocument } from './tariff';
+import { assertTariffRules, type TariffDocument } from './tariff';
 
 /** Properties of the engine, checked on the shipped demo tariff. */
 const document = JSON.parse(

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { formatAmount, mulDivHalfUp, parseAmount, parseScaled, percentOf } from '../lib/units';
+import { compileTariff, tablePrice } from './compiled-tariff';
 import {
   type AgreementFacts,
   type DomesticContext,
@@ -11,7 +12,7 @@ import {
   priceInternational,
   type ServiceFacts,
 } from './engine';
-import { assertTariffRules, compileTariff, type TariffDocument, tablePrice } from './tariff';
+import { assertTariffRules, type TariffDocument } from './tariff';
 
 /**
  * A small tariff to compute quotes by hand. Two terminals A and B, two zones (A–A and B–B zone 1,

@@ -1,4 +1,5 @@
 import { mulDivHalfUp, percentOf } from '../lib/units';
+import { type CompiledTariff, tablePrice } from './compiled-tariff';
 import {
   Collector,
   type CostLine,
@@ -10,7 +11,6 @@ import {
   type ServiceFacts,
   wholeKgGrams,
 } from './measures';
-import { type CompiledTariff, tablePrice } from './tariff';
 
 /** The international engine: EUR prices by the foreign country's zone, converted to the asked currency. */
 

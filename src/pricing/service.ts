@@ -1,10 +1,11 @@
 import type { Db } from '../db/client';
 import { isDate, osloDateTime } from '../schedule/calendar';
+import { type CompiledTariff, compileTariff } from './compiled-tariff';
 import { createResolver, type LookupDeps } from './context';
 import { createQuote } from './quote';
 import { type CompiledRates, compileRates, type ExchangeRateTable } from './rates';
 import { readExchangeRates, readTariffs } from './store';
-import { type CompiledTariff, compileTariff, type TariffDocument } from './tariff';
+import type { TariffDocument } from './tariff';
 import { createTariffAdmin } from './tariff-admin';
 import { versionCache } from './versions';
 

@@ -6,6 +6,7 @@ import type { Db } from '../db/client';
 import { DomainError, notFound, ValidationFailed } from '../lib/errors';
 import { DATA_DIR } from '../reference-data/files';
 import { loadWhenChanged } from '../reference-data/terminals-loads';
+import type { CompiledTariff } from './compiled-tariff';
 import {
   assertRateRules,
   type CompiledRates,
@@ -14,7 +15,7 @@ import {
 } from './rates';
 import type { ExchangeRateSummary, TariffSummary } from './schemas';
 import { deleteTariff, readTariffs, upsertExchangeRates, upsertTariff } from './store';
-import { assertTariffRules, type CompiledTariff, type TariffDocument, TariffDocumentSchema } from './tariff';
+import { assertTariffRules, type TariffDocument, TariffDocumentSchema } from './tariff';
 import { inForce, type Version, type VersionCache } from './versions';
 
 /**
