@@ -1,4 +1,10 @@
-import { parseAmount, parseScaled } from '../lib/units';
+import {
+  parseAmount,
+  parseKgAsGrams,
+  parsePercentAsBasisPoints,
+  started100Kg,
+  wholeKgToGrams,
+} from '../lib/units';
 import type { TariffDocument } from './tariff';
 
 /** A tariff document compiled for the engine, and the price-table lookup the engine prices with. */
@@ -6,8 +12,8 @@ import type { TariffDocument } from './tariff';
 /** A price table with amounts in minor units, ready for lookups. */
 export interface CompiledPriceTable {
   minimum: number;
-  /** Band upper bounds in whole kg, ascending. */
-  upToKg: number[];
+  /** Band upper bounds (whole kg) in grams, ascending. */
+  upToGrams: number[];
   /** prices[band][zone - 1] */
   prices: number[][];
   per100Above: number[];
@@ -71,7 +77,7 @@ function compileTable(table: {
 }): CompiledPriceTable {
   return {
     minimum: amount(table.MinimumPrice),
-    upToKg: table.Bands.map((b) => b.UpToKg),
+    upToGrams: table.Bands.map((b) => wholeKgToGrams(b.UpToKg)),
     prices: table.Bands.map((b) => b.Prices.map(amount)),
     per100Above: table.Per100KgAbove.map(amount),
   };
@@ -84,12 +90,12 @@ export function compileTariff(doc: TariffDocument): CompiledTariff {
     validFrom: doc.ValidFrom,
     zoneCount: doc.ZoneCount,
     zones: new Map(Object.entries(doc.Zones).map(([from, row]) => [from, new Map(Object.entries(row))])),
-    loadMeterGrams: doc.ChargeableWeight.LoadMeterKg * 1000,
-    palletSpaceGrams: doc.ChargeableWeight.PalletSpaceKg * 1000,
+    loadMeterGrams: wholeKgToGrams(doc.ChargeableWeight.LoadMeterKg),
+    palletSpaceGrams: wholeKgToGrams(doc.ChargeableWeight.PalletSpaceKg),
     unitWeightGrams: new Map(
-      Object.entries(doc.ChargeableWeight.UnitWeightsKg).map(([k, kg]) => [k, kg * 1000]),
+      Object.entries(doc.ChargeableWeight.UnitWeightsKg).map(([k, kg]) => [k, wholeKgToGrams(kg)]),
     ),
-    energyBp: parseScaled(doc.EnergyPercent, 2) ?? 0,
+    energyBp: parsePercentAsBasisPoints(doc.EnergyPercent) ?? 0,
     tollRoad: doc.TollRoadByZone.map(amount),
     postalAdditions: doc.PostalAdditions.map((a) => ({
       name: a.Name,
@@ -103,7 +109,7 @@ export function compileTariff(doc: TariffDocument): CompiledTariff {
         code,
         {
           ...compileTable(p),
-          volumeGramsPerDm3: parseScaled(p.VolumeFactorKgPerDm3, 3) ?? 0,
+          volumeGramsPerDm3: parseKgAsGrams(p.VolumeFactorKgPerDm3) ?? 0,
           privateDelivery: p.PrivateDelivery === null ? null : amount(p.PrivateDelivery),
         },
       ]),
@@ -114,7 +120,7 @@ export function compileTariff(doc: TariffDocument): CompiledTariff {
           volumeKgPerM3: intl.VolumeFactorKgPerM3,
           zoneCount: intl.ZoneCount,
           countryZones: new Map(Object.entries(intl.CountryZones)),
-          energyBp: parseScaled(intl.EnergyPercent, 2) ?? 0,
+          energyBp: parsePercentAsBasisPoints(intl.EnergyPercent) ?? 0,
           fees: {
             originPickup: amount(intl.Fees.OriginPickup),
             exportClearance: amount(intl.Fees.ExportClearance),
@@ -127,7 +133,7 @@ export function compileTariff(doc: TariffDocument): CompiledTariff {
               code,
               {
                 ...compileTable(p),
-                destinationDeliveryBp: parseScaled(p.DestinationDeliveryPercent, 2) ?? 0,
+                destinationDeliveryBp: parsePercentAsBasisPoints(p.DestinationDeliveryPercent) ?? 0,
               },
             ]),
           ),
@@ -138,16 +144,17 @@ export function compileTariff(doc: TariffDocument): CompiledTariff {
 }
 
 /**
- * Price of a chargeable weight (whole kg) in a zone: the first band that holds it, or above the last
- * band the last band’s price plus the per-100-kg rate for every started 100 kg; never below the minimum.
+ * Price of a chargeable weight (whole kg, in grams) in a zone: the first band that holds it, or above
+ * the last band the last band’s price plus the per-100-kg rate for every started 100 kg; never below
+ * the minimum.
  */
-export function tablePrice(table: CompiledPriceTable, zone: number, kg: number): number {
+export function tablePrice(table: CompiledPriceTable, zone: number, grams: number): number {
   const z = zone - 1;
-  const last = table.upToKg.length - 1;
+  const last = table.upToGrams.length - 1;
   for (let b = 0; b <= last; b++) {
-    if (kg <= (table.upToKg[b] ?? 0)) return Math.max(table.prices[b]?.[z] ?? 0, table.minimum);
+    if (grams <= (table.upToGrams[b] ?? 0)) return Math.max(table.prices[b]?.[z] ?? 0, table.minimum);
   }
-  const over = kg - (table.upToKg[last] ?? 0);
-  const price = (table.prices[last]?.[z] ?? 0) + Math.ceil(over / 100) * (table.per100Above[z] ?? 0);
+  const over = grams - (table.upToGrams[last] ?? 0);
+  const price = (table.prices[last]?.[z] ?? 0) + started100Kg(over) * (table.per100Above[z] ?? 0);
   return Math.max(price, table.minimum);
 }

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { CatalogRules } from '../catalog/service';
+import { percentToBasisPoints } from '../lib/units';
 import { osloDateTime } from '../schedule/calendar';
 import type { CompiledTariff } from './compiled-tariff';
 import type {
@@ -48,7 +49,7 @@ function addError(errors: QuoteErrors, field: keyof QuoteErrors, message: string
 }
 
 const agreementOf = (c: CustomerFacts): AgreementFacts => ({
-  discountBp: Math.round((c.agreement.FreightDiscountPercent ?? 0) * 100),
+  discountBp: percentToBasisPoints(c.agreement.FreightDiscountPercent ?? 0),
   specialUnitCodes: c.agreement.SpecialUnitCodes ?? [],
 });
 

@@ -1,33 +1,40 @@
+import {
+  ceilToWholeKg,
+  cm3ToDm3,
+  gramsOfLoadMeters,
+  gramsOfVolume,
+  gramsToKg,
+  wholeKgToGrams,
+} from '../lib/units';
 import { type CompiledTariff, tablePrice } from './compiled-tariff';
 import {
   type AgreementFacts,
   Collector,
   type CostLine,
   discountAndEnergy,
-  kgToGrams,
   MAX,
   measure,
   type ParcelField,
   type ProductFacts,
   type Result,
   type ServiceFacts,
-  volumeGrams,
-  wholeKgGrams,
 } from './measures';
 
 /** The domestic engine: a shipment between two Norwegian terminals priced on the tariff in NOK. */
 
+/** One parcel's measures: grams, centimetres, cm³. */
 export interface ParcelMeasures {
-  weightKg?: number;
+  weightGrams?: number;
   lengthCm?: number;
   heightCm?: number;
   widthCm?: number;
-  volumeDm3?: number;
+  volumeCm3?: number;
 }
 
+/** A domestic shipment's measures (grams, cm³, load meters, counts) and what else prices it. */
 export interface DomesticRequest {
-  weightKg?: number;
-  volumeDm3?: number;
+  weightGrams?: number;
+  volumeCm3?: number;
   loadMeters?: number;
   palletSpaces?: number;
   unitCode?: string;
@@ -103,8 +110,8 @@ export function priceDomestic(req: DomesticRequest, ctx: DomesticContext): Resul
     `Product ${product.code} has no price in the tariff valid from ${tariff.validFrom}.`,
   );
 
-  const weightKg = measure(c, 'weight', req.weightKg, MAX.kg, 'weight');
-  const volumeDm3 = measure(c, 'volume', req.volumeDm3, MAX.dm3, 'volume');
+  const weightGrams = measure(c, 'weight', req.weightGrams, MAX.grams, 'weight', gramsToKg(MAX.grams));
+  const volumeCm3 = measure(c, 'volume', req.volumeCm3, MAX.cm3, 'volume', cm3ToDm3(MAX.cm3));
   const loadMeters = measure(c, 'loadMeters', req.loadMeters, MAX.loadMeters, 'number of load meters');
   const palletSpaces = measure(c, 'palletSpaces', req.palletSpaces, MAX.count, 'number of pallet spaces');
   const units =
@@ -167,11 +174,11 @@ export function priceDomestic(req: DomesticRequest, ctx: DomesticContext): Resul
   const parcelWeights: number[] = [];
   let parcelRealGrams = 0;
   parcels.slice(0, 999).forEach((p, i) => {
-    const w = measure(c, parcelField(i, 'weight'), p.weightKg, MAX.kg, 'weight');
+    const w = measure(c, parcelField(i, 'weight'), p.weightGrams, MAX.grams, 'weight', gramsToKg(MAX.grams));
     const l = measure(c, parcelField(i, 'length'), p.lengthCm, MAX.cm, 'length');
     const h = measure(c, parcelField(i, 'height'), p.heightCm, MAX.cm, 'height');
     const wd = measure(c, parcelField(i, 'width'), p.widthCm, MAX.cm, 'width');
-    const vol = measure(c, parcelField(i, 'volume'), p.volumeDm3, MAX.dm3, 'volume');
+    const vol = measure(c, parcelField(i, 'volume'), p.volumeCm3, MAX.cm3, 'volume', cm3ToDm3(MAX.cm3));
     const dims = l > 0 && h > 0 && wd > 0;
     c.check(
       parcelField(i, 'weight'),
@@ -181,21 +188,20 @@ export function priceDomestic(req: DomesticRequest, ctx: DomesticContext): Resul
     if (product.maxParcelWeightKg !== null) {
       c.check(
         parcelField(i, 'weight'),
-        w <= product.maxParcelWeightKg,
+        w <= wholeKgToGrams(product.maxParcelWeightKg),
         `A parcel of product ${product.code} weighs at most ${product.maxParcelWeightKg} kg.`,
       );
     }
     // Dimensions win over a stated volume: they are what the terminal measures.
-    const cm3 = dims ? Math.min(Math.round(l * h * wd), MAX.dm3 * 1000) : Math.round(vol * 1000);
-    const real = kgToGrams(w);
-    parcelRealGrams += real;
-    parcelWeights.push(wholeKgGrams(Math.max(real, volumeGrams(cm3, gramsPerDm3))));
+    const cm3 = dims ? Math.min(Math.round(l * h * wd), MAX.cm3) : vol;
+    parcelRealGrams += w;
+    parcelWeights.push(ceilToWholeKg(Math.max(w, gramsOfVolume(cm3, gramsPerDm3))));
   });
 
   const shipmentGrams = Math.max(
-    kgToGrams(weightKg),
-    volumeGrams(Math.round(volumeDm3 * 1000), gramsPerDm3),
-    Math.round(loadMeters * 1000) * (tariff.loadMeterGrams / 1000),
+    weightGrams,
+    gramsOfVolume(volumeCm3, gramsPerDm3),
+    gramsOfLoadMeters(loadMeters, tariff.loadMeterGrams),
     palletSpaces * tariff.palletSpaceGrams,
     unitGrams,
   );
@@ -204,11 +210,11 @@ export function priceDomestic(req: DomesticRequest, ctx: DomesticContext): Resul
     shipmentGrams > 0 || parcels.length > 0,
     'Give at least one of the weight, volume, load meters or pallet spaces.',
   );
-  const realWeightGrams = Math.max(kgToGrams(weightKg), parcelRealGrams);
+  const realWeightGrams = Math.max(weightGrams, parcelRealGrams);
   if (product.maxShipmentWeightKg !== null) {
     c.check(
       'weight',
-      realWeightGrams <= product.maxShipmentWeightKg * 1000,
+      realWeightGrams <= wholeKgToGrams(product.maxShipmentWeightKg),
       `A shipment of product ${product.code} weighs at most ${product.maxShipmentWeightKg} kg.`,
     );
   }
@@ -256,13 +262,13 @@ export function priceDomestic(req: DomesticRequest, ctx: DomesticContext): Resul
 
   if (!c.empty || !table || zone === null) return { ok: false, errors: c.errors };
 
-  const shipmentKg = wholeKgGrams(shipmentGrams) / 1000;
-  const parcelsPrice = parcelWeights.reduce((sum, g) => sum + tablePrice(table, zone, g / 1000), 0);
-  const shipmentPrice = shipmentGrams > 0 ? tablePrice(table, zone, shipmentKg) : 0;
+  const shipmentChargeable = ceilToWholeKg(shipmentGrams);
+  const parcelsPrice = parcelWeights.reduce((sum, g) => sum + tablePrice(table, zone, g), 0);
+  const shipmentPrice = shipmentGrams > 0 ? tablePrice(table, zone, shipmentChargeable) : 0;
   const freightAmount = Math.max(parcelsPrice, shipmentPrice);
   const chargeableWeightGrams = Math.max(
     parcelWeights.reduce((a, b) => a + b, 0),
-    wholeKgGrams(shipmentGrams),
+    shipmentChargeable,
   );
 
   const lines: CostLine[] = [{ code: 'FREIGHT', description: 'Agreed freight', amount: freightAmount }];

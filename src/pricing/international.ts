@@ -1,4 +1,4 @@
-import { mulDivHalfUp, percentOf } from '../lib/units';
+import { ceilToWholeKg, gramsOfVolumeAtKgPerM3, mulDivHalfUp, percentOf, wholeKgToGrams } from '../lib/units';
 import { type CompiledTariff, tablePrice } from './compiled-tariff';
 import {
   Collector,
@@ -9,7 +9,6 @@ import {
   measure,
   type ProductFacts,
   type ServiceFacts,
-  wholeKgGrams,
 } from './measures';
 
 /** The international engine: EUR prices by the foreign country's zone, converted to the asked currency. */
@@ -88,8 +87,8 @@ export function priceInternational(
     noPrice: { code, description },
   });
   const c = new Collector();
-  const weightGrams = measure(c, 'weight', req.weightGrams, MAX.kg * 1000, 'weight');
-  const volumeCm3 = measure(c, 'volume', req.volumeCm3, MAX.dm3 * 1000, 'volume');
+  const weightGrams = measure(c, 'weight', req.weightGrams, MAX.grams, 'weight');
+  const volumeCm3 = measure(c, 'volume', req.volumeCm3, MAX.cm3, 'volume');
   c.check('weight', weightGrams > 0, 'The weight must be greater than 0.');
   const serviceLinesEur: CostLine[] = [];
   let dangerous = req.dangerousGoods;
@@ -136,7 +135,7 @@ export function priceInternational(
     );
   }
   const max = ctx.product.maxShipmentWeightKg;
-  if (max !== null && weightGrams > max * 1000) {
+  if (max !== null && weightGrams > wholeKgToGrams(max)) {
     return noPrice(
       'WEIGHT_ABOVE_MAXIMUM',
       `Product ${ctx.product.code} carries at most ${max} kg per shipment.`,
@@ -146,9 +145,9 @@ export function priceInternational(
     return noPrice('NO_EXCHANGE_RATE', `No exchange rate from EUR to ${ctx.currency} is in force.`);
   }
 
-  const volumeWeight = Math.ceil((Math.round(volumeCm3) * intl.volumeKgPerM3) / 1000);
-  const chargeableWeightGrams = wholeKgGrams(Math.max(Math.round(weightGrams), volumeWeight));
-  const doorToDoor = tablePrice(table, zone, chargeableWeightGrams / 1000);
+  const volumeWeight = gramsOfVolumeAtKgPerM3(volumeCm3, intl.volumeKgPerM3);
+  const chargeableWeightGrams = ceilToWholeKg(Math.max(Math.round(weightGrams), volumeWeight));
+  const doorToDoor = tablePrice(table, zone, chargeableWeightGrams);
   const freightEur =
     req.terms === 'CPT' ? doorToDoor - percentOf(doorToDoor, table.destinationDeliveryBp) : doorToDoor;
 

@@ -1,4 +1,4 @@
-import { percentOf } from '../lib/units';
+import { basisPointsToPercent, dm3ToCm3, percentOf, wholeKgToGrams } from '../lib/units';
 
 /**
  * What the domestic and the international engine share: the logical field names they complain
@@ -63,8 +63,14 @@ export interface AgreementFacts {
   specialUnitCodes: readonly string[];
 }
 
-/** Bounds that keep every intermediate an exact integer far below 2^53. */
-export const MAX = { kg: 1_000_000, dm3: 10_000_000, cm: 100_000, loadMeters: 10_000, count: 100_000 };
+/** Bounds that keep every intermediate an exact integer far below 2^53 (1 000 000 kg, 10 000 000 dm³). */
+export const MAX = {
+  grams: wholeKgToGrams(1_000_000),
+  cm3: dm3ToCm3(10_000_000),
+  cm: 100_000,
+  loadMeters: 10_000,
+  count: 100_000,
+};
 
 export class Collector {
   readonly errors: Errors = {};
@@ -81,27 +87,26 @@ export class Collector {
   }
 }
 
-/** A measure that, when given, is a finite number within [0, max]. */
+/**
+ * A measure that, when given, is a finite number within [0, max]; `shownMax` is how a message names
+ * the bound (the wire's unit where that differs from the internal one).
+ */
 export function measure(
   c: Collector,
   field: Field,
   value: number | undefined,
   max: number,
   label: string,
+  shownMax: number = max,
 ): number {
   if (value === undefined) return 0;
   if (!c.check(field, Number.isFinite(value) && value >= 0, `The ${label} must be a number of at least 0.`))
     return 0;
-  if (!c.check(field, value <= max, `The ${label} must be at most ${max}.`)) return 0;
+  if (!c.check(field, value <= max, `The ${label} must be at most ${shownMax}.`)) return 0;
   return value;
 }
 
-export const kgToGrams = (kg: number) => Math.round(kg * 1000);
-/** Rounds up to whole kilograms, as carriers price. */
-export const wholeKgGrams = (grams: number) => Math.ceil(grams / 1000) * 1000;
-export const volumeGrams = (cm3: number, gramsPerDm3: number) => Math.ceil((cm3 * gramsPerDm3) / 1000);
-
-const formatPercent = (bp: number) => `${(bp / 100).toString()} %`;
+const formatPercent = (bp: number) => `${basisPointsToPercent(bp)} %`;
 
 /** A percentage from stored data as whole basis points in [0, 100 %]; anything else counts as 0. */
 const basisPoints = (bp: number) => (Number.isFinite(bp) ? Math.min(10_000, Math.max(0, Math.round(bp))) : 0);

@@ -16,7 +16,7 @@ import {
  * the engine. The calculators and booking all price through it.
  */
 
-/** A domestic price request in the engine's terms (kg, dm³, cm); the calculators and booking build one. */
+/** A domestic price request in the engine's terms (grams, cm³, cm); the calculators and booking build one. */
 export interface DomesticQuoteRequest {
   kind: 'domestic';
   customerNr: string;
@@ -31,8 +31,8 @@ export interface DomesticQuoteRequest {
   services: string[];
   unitCode?: string;
   numberOfUnits?: number;
-  weightKg?: number;
-  volumeDm3?: number;
+  weightGrams?: number;
+  volumeCm3?: number;
   loadMeters?: number;
   palletSpaces?: number;
   parcels?: ParcelMeasures[];
@@ -86,8 +86,8 @@ export interface Resolver {
 const quoteDomesticWith = (ctx: DomesticContext, req: DomesticQuoteRequest): QuoteResult => {
   const result = priceDomestic(
     {
-      weightKg: req.weightKg,
-      volumeDm3: req.volumeDm3,
+      weightGrams: req.weightGrams,
+      volumeCm3: req.volumeCm3,
       loadMeters: req.loadMeters,
       palletSpaces: req.palletSpaces,
       unitCode: req.unitCode,

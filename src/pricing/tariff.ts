@@ -1,7 +1,7 @@
 import countries from 'i18n-iso-countries';
 import { type Static, Type } from 'typebox';
 import { Violations } from '../lib/errors';
-import { parseAmount, parseScaled } from '../lib/units';
+import { parseAmount, parseKgAsGrams, parsePercentAsBasisPoints } from '../lib/units';
 
 /**
  * The tariff document: the JSON format of `data/tariffs/<ValidFrom>.json` and of `PUT /admin/tariffs`,
@@ -274,7 +274,7 @@ export function assertTariffRules(doc: TariffDocument): void {
     checkTable(v, path('Products', code), product, doc.ZoneCount);
     v.check(
       path('Products', code, 'VolumeFactorKgPerDm3'),
-      (parseScaled(product.VolumeFactorKgPerDm3, 3) ?? 0) > 0,
+      (parseKgAsGrams(product.VolumeFactorKgPerDm3) ?? 0) > 0,
       'The volume factor must be greater than 0.',
     );
   }
@@ -301,7 +301,7 @@ export function assertTariffRules(doc: TariffDocument): void {
       checkTable(v, path('International', 'Products', code), product, intl.ZoneCount);
       v.check(
         path('International', 'Products', code, 'DestinationDeliveryPercent'),
-        (parseScaled(product.DestinationDeliveryPercent, 2) ?? 0) < 10_000,
+        (parsePercentAsBasisPoints(product.DestinationDeliveryPercent) ?? 0) < 10_000,
         'The destination delivery share must be below 100 %.',
       );
     }
