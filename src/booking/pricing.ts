@@ -1,5 +1,5 @@
 import { ValidationFailed } from '../lib/errors';
-import { cm3ToDm3, gramsToKg } from '../lib/units';
+import { gramsToKg } from '../lib/units';
 import type { CostLine, ParcelMeasures, Terms } from '../pricing/engine';
 import type { PricingService, QuoteRequest, QuoteResult } from '../pricing/service';
 import type { FrozenPrice } from './model';
@@ -103,11 +103,11 @@ function shipmentRequest(
   list: ShipmentPriceInput['parcels'],
 ): QuoteRequest {
   const parcels: ParcelMeasures[] = list.map((p) => ({
-    ...(p.weightG !== null ? { weightKg: gramsToKg(p.weightG) } : {}),
+    ...(p.weightG !== null ? { weightGrams: p.weightG } : {}),
     ...(p.lengthCm !== null ? { lengthCm: p.lengthCm } : {}),
     ...(p.heightCm !== null ? { heightCm: p.heightCm } : {}),
     ...(p.widthCm !== null ? { widthCm: p.widthCm } : {}),
-    ...(p.volumeCm3 !== null ? { volumeDm3: cm3ToDm3(p.volumeCm3) } : {}),
+    ...(p.volumeCm3 !== null ? { volumeCm3: p.volumeCm3 } : {}),
   }));
   const totalGrams = list.reduce((sum, p) => sum + (p.weightG ?? 0), 0);
   if (input.fromCountry === 'NO' && input.toCountry === 'NO') {
@@ -124,7 +124,7 @@ function shipmentRequest(
       unitCode: input.unitCode,
       numberOfUnits: Math.max(1, parcels.length),
       // The shipment's total weight, as a calculator request gives it beside its parcels.
-      ...(totalGrams > 0 ? { weightKg: gramsToKg(totalGrams) } : {}),
+      ...(totalGrams > 0 ? { weightGrams: totalGrams } : {}),
       parcels,
     };
   }

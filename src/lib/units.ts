@@ -45,6 +45,43 @@ export const gramsOfVolume = (cm3: number, gramsPerDm3: number): number =>
 export const gramsOfVolumeAtKgPerM3 = (cm3: number, kgPerM3: number): number =>
   Math.ceil((Math.round(cm3) * kgPerM3) / CM3_PER_DM3);
 
+/** `kgToGrams` that keeps an absent weight absent (an optional wire field). */
+export const kgToGramsOrUndefined = (kg: number | undefined): number | undefined =>
+  kg === undefined ? undefined : kgToGrams(kg);
+
+/** `dm3ToCm3` that keeps an absent volume absent (an optional wire field). */
+export const dm3ToCm3OrUndefined = (dm3: number | undefined): number | undefined =>
+  dm3 === undefined ? undefined : dm3ToCm3(dm3);
+
+const GRAMS_PER_100_KG = 100 * GRAMS_PER_KG;
+
+/** How many 100 kg a weight starts (1 g → 1, 100 000 g → 1, 100 001 g → 2): tariffs charge per started 100 kg. */
+export const started100Kg = (grams: number): number => Math.ceil(grams / GRAMS_PER_100_KG);
+
+const MM_PER_M = 1000;
+
+/** The weight of a length of load meters (measured to the millimetre) at a weight in grams per meter. */
+export const gramsOfLoadMeters = (meters: number, gramsPerMeter: number): number =>
+  Math.round(meters * MM_PER_M) * (gramsPerMeter / MM_PER_M);
+
+/** A decimal kilogram string with at most 3 decimals (`"12.5"`) → integer grams (12500); else null. */
+export const parseKgAsGrams = (text: string): number | null => parseScaled(text, 3);
+
+/** A decimal m³ string with at most 6 decimals (`"0.25"`) → integer cm³ (250000); else null. */
+export const parseM3AsCm3 = (text: string): number | null => parseScaled(text, 6);
+
+const BASIS_POINTS_PER_PERCENT = 100;
+
+/** A percentage from the wire or stored data (`12.5`) → whole basis points (1250), rounded. */
+export const percentToBasisPoints = (percent: number): number =>
+  Math.round(percent * BASIS_POINTS_PER_PERCENT);
+
+/** A decimal percentage string with at most 2 decimals (`"7.50"`) → basis points (750); else null. */
+export const parsePercentAsBasisPoints = (text: string): number | null => parseScaled(text, 2);
+
+/** Basis points → a percentage for text (1250 → 12.5). */
+export const basisPointsToPercent = (bp: number): number => bp / BASIS_POINTS_PER_PERCENT;
+
 const AMOUNT = /^(\d{1,9})(?:\.(\d{1,2}))?$/;
 
 /** `"129.5"` → 12950. Returns null for anything that is not a non-negative amount with ≤ 2 decimals. */

@@ -1,8 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { Value } from 'typebox/value';
 import { describe, expect, test } from 'vitest';
+import { compileTariff } from './compiled-tariff';
 import { assertRateRules, ExchangeRateTableSchema } from './rates';
-import { assertTariffRules, compileTariff, type TariffDocument, TariffDocumentSchema } from './tariff';
+import { assertTariffRules, type TariffDocument, TariffDocumentSchema } from './tariff';
 
 /** The shipped tariff versions and exchange-rate tables are valid and fit the rest of the shipped data. */
 const data = new URL('../../data/', import.meta.url);

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { dm3ToCm3, dm3ToCm3OrUndefined, kgToGrams } from '../lib/units';
+import { compileTariff } from './compiled-tariff';
 import {
   type DomesticContext,
   type DomesticQuote,
@@ -11,7 +13,7 @@ import {
   type ServiceFacts,
   type Terms,
 } from './engine';
-import { assertTariffRules, compileTariff, type TariffDocument } from './tariff';
+import { assertTariffRules, type TariffDocument } from './tariff';
 
 /** Properties of the engine, checked on the shipped demo tariff. */
 const document = JSON.parse(
@@ -104,9 +106,9 @@ const shipment = fc.record({
 type Shipment = typeof shipment extends fc.Arbitrary<infer T> ? T : never;
 
 const requestOf = (s: Shipment, services: string[] = []): DomesticRequest => ({
-  weightKg: s.weightKg,
-  volumeDm3: s.volumeDm3,
-  parcels: s.parcels,
+  weightGrams: kgToGrams(s.weightKg),
+  volumeCm3: dm3ToCm3OrUndefined(s.volumeDm3),
+  parcels: s.parcels?.map(({ weightKg, ...p }) => ({ ...p, weightGrams: kgToGrams(weightKg) })),
   senderZip: s.senderZip,
   receiverZip: s.receiverZip,
   deliveryType: s.deliveryType,
@@ -218,8 +220,8 @@ describe('engine properties (demo tariff)', () => {
     fc.assert(
       fc.property(
         fc.record({
-          weightKg: maybe(anyNumber),
-          volumeDm3: maybe(anyNumber),
+          weightGrams: maybe(anyNumber.map(kgToGrams)),
+          volumeCm3: maybe(anyNumber.map(dm3ToCm3)),
           loadMeters: maybe(anyNumber),
           palletSpaces: maybe(anyNumber),
           unitCode: maybe(fc.oneof(fc.string(), fc.constantFrom('KL', 'PL', '51', '99', '50'))),
@@ -227,11 +229,11 @@ describe('engine properties (demo tariff)', () => {
           parcels: maybe(
             fc.array(
               fc.record({
-                weightKg: maybe(anyNumber),
+                weightGrams: maybe(anyNumber.map(kgToGrams)),
                 lengthCm: maybe(anyNumber),
                 heightCm: maybe(anyNumber),
                 widthCm: maybe(anyNumber),
-                volumeDm3: maybe(anyNumber),
+                volumeCm3: maybe(anyNumber.map(dm3ToCm3)),
               }),
               { maxLength: 5 },
             ),

@@ -1,5 +1,15 @@
 import { describe, expect, test } from 'vitest';
-import { formatAmount, mulDivHalfUp, parseAmount, parseScaled, percentOf } from '../lib/units';
+import {
+  dm3ToCm3,
+  formatAmount,
+  kgToGrams,
+  mulDivHalfUp,
+  parseAmount,
+  parseScaled,
+  percentOf,
+  wholeKgToGrams,
+} from '../lib/units';
+import { compileTariff, tablePrice } from './compiled-tariff';
 import {
   type AgreementFacts,
   type DomesticContext,
@@ -11,7 +21,7 @@ import {
   priceInternational,
   type ServiceFacts,
 } from './engine';
-import { assertTariffRules, compileTariff, type TariffDocument, tablePrice } from './tariff';
+import { assertTariffRules, type TariffDocument } from './tariff';
 
 /**
  * A small tariff to compute quotes by hand. Two terminals A and B, two zones (A–A and B–B zone 1,
@@ -137,21 +147,21 @@ describe('price tables', () => {
   const table = tariff.products.get('P');
   if (!table) throw new Error('P missing');
   test('the first band that holds the weight, never below the minimum', () => {
-    expect(tablePrice(table, 1, 1)).toBe(12000); // band 100.00 < minimum 120.00
-    expect(tablePrice(table, 2, 10)).toBe(15000); // 10 kg is still in the first band
-    expect(tablePrice(table, 2, 11)).toBe(40000);
+    expect(tablePrice(table, 1, wholeKgToGrams(1))).toBe(12000); // band 100.00 < minimum 120.00
+    expect(tablePrice(table, 2, wholeKgToGrams(10))).toBe(15000); // 10 kg is still in the first band
+    expect(tablePrice(table, 2, wholeKgToGrams(11))).toBe(40000);
   });
   test('above the last band: the last band plus each started 100 kg', () => {
-    expect(tablePrice(table, 1, 101)).toBe(30000 + 5000); // 1 kg over → one started 100 kg
-    expect(tablePrice(table, 1, 200)).toBe(30000 + 5000);
-    expect(tablePrice(table, 2, 201)).toBe(40000 + 2 * 7000);
+    expect(tablePrice(table, 1, wholeKgToGrams(101))).toBe(30000 + 5000); // 1 kg over → one started 100 kg
+    expect(tablePrice(table, 1, wholeKgToGrams(200))).toBe(30000 + 5000);
+    expect(tablePrice(table, 2, wholeKgToGrams(201))).toBe(40000 + 2 * 7000);
   });
 });
 
 describe('domestic quotes, computed by hand', () => {
   test('25 kg from A to B: band ≤100 kg zone 2, energy 10 %, toll zone 2', () => {
     // FREIGHT 400.00; ENERGY 10 % of 400.00 = 40.00; TOLL 20.00 → 460.00.
-    const r = priceDomestic(req({ weightKg: 25 }), ctx({ toTerminal: 'B' }));
+    const r = priceDomestic(req({ weightGrams: kgToGrams(25) }), ctx({ toTerminal: 'B' }));
     expect(lines(r)).toEqual({ FREIGHT: 40000, ENERGY: 4000, TOLL: 2000 });
     expect(r.ok && r.value.total).toBe(46000);
     expect(r.ok && r.value.zone).toBe(2);
@@ -161,7 +171,7 @@ describe('domestic quotes, computed by hand', () => {
     // FREIGHT 300.00 (zone 1, ≤100 kg); DISCOUNT 12.5 % = −37.50; ENERGY 10 % of 262.50 = 26.25;
     // TOLL 10.00 → 298.75.
     const r = priceDomestic(
-      req({ weightKg: 5, volumeDm3: 100 }),
+      req({ weightGrams: kgToGrams(5), volumeCm3: dm3ToCm3(100) }),
       ctx({ agreement: { discountBp: 1250, specialUnitCodes: [] } }),
     );
     expect(lines(r)).toEqual({ FREIGHT: 30000, DISCOUNT: -3750, ENERGY: 2625, TOLL: 1000 });
@@ -171,7 +181,7 @@ describe('domestic quotes, computed by hand', () => {
 
   test('load meters: 0.5 × 1850 = 925 kg → 300.00 + 9 started 100 kg × 50.00', () => {
     // FREIGHT 750.00; ENERGY 75.00; TOLL 10.00 → 835.00.
-    const r = priceDomestic(req({ loadMeters: 0.5, weightKg: 400 }), ctx());
+    const r = priceDomestic(req({ loadMeters: 0.5, weightGrams: kgToGrams(400) }), ctx());
     expect(lines(r)).toEqual({ FREIGHT: 75000, ENERGY: 7500, TOLL: 1000 });
     expect(r.ok && r.value.total).toBe(83500);
   });
@@ -183,7 +193,7 @@ describe('domestic quotes, computed by hand', () => {
 
   test('units: 3 × PL at 150 kg = 450 kg beats the real 100 kg', () => {
     // 450 kg: 300.00 + 4 started 100 kg × 50.00 = 500.00.
-    const r = priceDomestic(req({ weightKg: 100, unitCode: 'PL', numberOfUnits: 3 }), ctx());
+    const r = priceDomestic(req({ weightGrams: kgToGrams(100), unitCode: 'PL', numberOfUnits: 3 }), ctx());
     expect(r.ok && r.value.freightLines[0]?.amount).toBe(50000);
     expect(r.ok && r.value.chargeableWeightGrams).toBe(450_000);
   });
@@ -195,8 +205,8 @@ describe('domestic quotes, computed by hand', () => {
     // Total 502.00.
     const r = priceDomestic(
       req({
-        weightKg: 22,
-        parcels: [{ weightKg: 2 }, { lengthCm: 50, widthCm: 40, heightCm: 30 }],
+        weightGrams: kgToGrams(22),
+        parcels: [{ weightGrams: kgToGrams(2) }, { lengthCm: 50, widthCm: 40, heightCm: 30 }],
         services: ['S1', 'S2', 'S1'],
       }),
       ctx(),
@@ -213,7 +223,7 @@ describe('domestic quotes, computed by hand', () => {
     // 1 kg → minimum 120.00; ENERGY 12.00; TOLL 10.00; PRIVATE 80.00; DELIVERY_ADD 100.00 (to 9005);
     // PICKUP_ADD 50.00 (from 9001) → 372.00.
     const r = priceDomestic(
-      req({ weightKg: 1, deliveryType: 0, senderZip: '9001', receiverZip: '9005' }),
+      req({ weightGrams: kgToGrams(1), deliveryType: 0, senderZip: '9001', receiverZip: '9005' }),
       ctx(),
     );
     expect(lines(r)).toEqual({
@@ -228,14 +238,17 @@ describe('domestic quotes, computed by hand', () => {
   });
 
   test('a special unit code needs the agreement, and then prices on its unit weight', () => {
-    const without = priceDomestic(req({ weightKg: 10, unitCode: '51', numberOfUnits: 2 }), ctx());
+    const without = priceDomestic(
+      req({ weightGrams: kgToGrams(10), unitCode: '51', numberOfUnits: 2 }),
+      ctx(),
+    );
     expect(without.ok).toBe(false);
     expect(!without.ok && without.errors.unitCode).toEqual([
       "Special unit code 51 is not in the customer's agreement.",
     ]);
     // 2 × 250 kg = 500 kg: 300.00 + 4 × 50.00 = 500.00.
     const withIt = priceDomestic(
-      req({ weightKg: 10, unitCode: '51', numberOfUnits: 2 }),
+      req({ weightGrams: kgToGrams(10), unitCode: '51', numberOfUnits: 2 }),
       ctx({ agreement: { discountBp: 0, specialUnitCodes: ['51'] } }),
     );
     expect(withIt.ok && withIt.value.freightLines[0]?.amount).toBe(50000);
@@ -244,11 +257,11 @@ describe('domestic quotes, computed by hand', () => {
   test('every broken rule is reported under its field', () => {
     const r = priceDomestic(
       req({
-        weightKg: -1,
-        volumeDm3: Number.NaN,
+        weightGrams: kgToGrams(-1),
+        volumeCm3: dm3ToCm3(Number.NaN),
         unitCode: 'XX',
         services: ['S1', 'NOPE', 'S3'],
-        parcels: [{ weightKg: 2000 }, {}],
+        parcels: [{ weightGrams: kgToGrams(2000) }, {}],
       }),
       ctx({ toTerminal: 'Z' }),
     );
@@ -271,7 +284,7 @@ describe('domestic quotes, computed by hand', () => {
   });
 
   test('a product the tariff does not price is an error on the product', () => {
-    const r = priceDomestic(req({ weightKg: 1 }), ctx({ product: { ...P, code: 'Q' } }));
+    const r = priceDomestic(req({ weightGrams: kgToGrams(1) }), ctx({ product: { ...P, code: 'Q' } }));
     expect(!r.ok && r.errors.productCode).toEqual([
       'Product Q has no price in the tariff valid from 2026-01-01.',
     ]);

@@ -1,7 +1,7 @@
 import countries from 'i18n-iso-countries';
 import { type Static, Type } from 'typebox';
 import { Violations } from '../lib/errors';
-import { parseAmount, parseScaled } from '../lib/units';
+import { parseAmount, parseKgAsGrams, parsePercentAsBasisPoints } from '../lib/units';
 
 /**
  * The tariff document: the JSON format of `data/tariffs/<ValidFrom>.json` and of `PUT /admin/tariffs`,
@@ -143,65 +143,6 @@ export const TariffDocumentSchema = Type.Object(
 
 export type TariffDocument = Static<typeof TariffDocumentSchema>;
 
-/** A price table with amounts in minor units, ready for lookups. */
-export interface CompiledPriceTable {
-  minimum: number;
-  /** Band upper bounds in whole kg, ascending. */
-  upToKg: number[];
-  /** prices[band][zone - 1] */
-  prices: number[][];
-  per100Above: number[];
-}
-
-export interface CompiledDomesticProduct extends CompiledPriceTable {
-  volumeGramsPerDm3: number;
-  privateDelivery: number | null;
-}
-
-export interface CompiledInternationalProduct extends CompiledPriceTable {
-  destinationDeliveryBp: number;
-}
-
-export interface CompiledInternational {
-  volumeKgPerM3: number;
-  zoneCount: number;
-  countryZones: Map<string, number>;
-  energyBp: number;
-  fees: {
-    originPickup: number;
-    exportClearance: number;
-    importClearance: number;
-    dutyHandling: number;
-    dangerousGoods: number;
-  };
-  products: Map<string, CompiledInternationalProduct>;
-  services: Map<string, number>;
-}
-
-export interface PostalAdditionRange {
-  name: string;
-  from: string;
-  to: string;
-  delivery: number;
-  pickup: number;
-}
-
-/** A tariff version in the form the engine reads: integers, maps, nothing to parse per request. */
-export interface CompiledTariff {
-  validFrom: string;
-  zoneCount: number;
-  zones: Map<string, Map<string, number>>;
-  loadMeterGrams: number;
-  palletSpaceGrams: number;
-  unitWeightGrams: Map<string, number>;
-  energyBp: number;
-  tollRoad: number[];
-  postalAdditions: PostalAdditionRange[];
-  products: Map<string, CompiledDomesticProduct>;
-  services: Map<string, number>;
-  international: CompiledInternational | null;
-}
-
 /** A field path in the form validation errors use: `Zones.OSL.BGO`, `Products[43].Bands[2].Prices`. */
 export const path = (...segments: (string | number)[]): string =>
   segments.reduce<string>((name, s) => {
@@ -271,19 +212,6 @@ function checkTable(
   }
 }
 
-function compileTable(table: {
-  MinimumPrice: string;
-  Bands: { UpToKg: number; Prices: string[] }[];
-  Per100KgAbove: string[];
-}): CompiledPriceTable {
-  return {
-    minimum: amount(table.MinimumPrice),
-    upToKg: table.Bands.map((b) => b.UpToKg),
-    prices: table.Bands.map((b) => b.Prices.map(amount)),
-    per100Above: table.Per100KgAbove.map(amount),
-  };
-}
-
 /**
  * The rules a structurally valid tariff must also meet. Throws `ValidationFailed` keyed by the
  * document's field paths (`Products[43].Bands[2].Prices`, `Zones.OSL.BGO`) listing every broken rule.
@@ -346,7 +274,7 @@ export function assertTariffRules(doc: TariffDocument): void {
     checkTable(v, path('Products', code), product, doc.ZoneCount);
     v.check(
       path('Products', code, 'VolumeFactorKgPerDm3'),
-      (parseScaled(product.VolumeFactorKgPerDm3, 3) ?? 0) > 0,
+      (parseKgAsGrams(product.VolumeFactorKgPerDm3) ?? 0) > 0,
       'The volume factor must be greater than 0.',
     );
   }
@@ -373,85 +301,10 @@ export function assertTariffRules(doc: TariffDocument): void {
       checkTable(v, path('International', 'Products', code), product, intl.ZoneCount);
       v.check(
         path('International', 'Products', code, 'DestinationDeliveryPercent'),
-        (parseScaled(product.DestinationDeliveryPercent, 2) ?? 0) < 10_000,
+        (parsePercentAsBasisPoints(product.DestinationDeliveryPercent) ?? 0) < 10_000,
         'The destination delivery share must be below 100 %.',
       );
     }
   }
   v.throwIfAny();
-}
-
-/** Turns a valid document into the engine's form. Call `assertTariffRules` first. */
-export function compileTariff(doc: TariffDocument): CompiledTariff {
-  const intl = doc.International;
-  return {
-    validFrom: doc.ValidFrom,
-    zoneCount: doc.ZoneCount,
-    zones: new Map(Object.entries(doc.Zones).map(([from, row]) => [from, new Map(Object.entries(row))])),
-    loadMeterGrams: doc.ChargeableWeight.LoadMeterKg * 1000,
-    palletSpaceGrams: doc.ChargeableWeight.PalletSpaceKg * 1000,
-    unitWeightGrams: new Map(
-      Object.entries(doc.ChargeableWeight.UnitWeightsKg).map(([k, kg]) => [k, kg * 1000]),
-    ),
-    energyBp: parseScaled(doc.EnergyPercent, 2) ?? 0,
-    tollRoad: doc.TollRoadByZone.map(amount),
-    postalAdditions: doc.PostalAdditions.map((a) => ({
-      name: a.Name,
-      from: a.FromZip,
-      to: a.ToZip,
-      delivery: amount(a.Delivery),
-      pickup: amount(a.Pickup),
-    })),
-    products: new Map(
-      Object.entries(doc.Products).map(([code, p]) => [
-        code,
-        {
-          ...compileTable(p),
-          volumeGramsPerDm3: parseScaled(p.VolumeFactorKgPerDm3, 3) ?? 0,
-          privateDelivery: p.PrivateDelivery === null ? null : amount(p.PrivateDelivery),
-        },
-      ]),
-    ),
-    services: new Map(Object.entries(doc.Services).map(([code, price]) => [code, amount(price)])),
-    international: intl
-      ? {
-          volumeKgPerM3: intl.VolumeFactorKgPerM3,
-          zoneCount: intl.ZoneCount,
-          countryZones: new Map(Object.entries(intl.CountryZones)),
-          energyBp: parseScaled(intl.EnergyPercent, 2) ?? 0,
-          fees: {
-            originPickup: amount(intl.Fees.OriginPickup),
-            exportClearance: amount(intl.Fees.ExportClearance),
-            importClearance: amount(intl.Fees.ImportClearance),
-            dutyHandling: amount(intl.Fees.DutyHandling),
-            dangerousGoods: amount(intl.Fees.DangerousGoods),
-          },
-          products: new Map(
-            Object.entries(intl.Products).map(([code, p]) => [
-              code,
-              {
-                ...compileTable(p),
-                destinationDeliveryBp: parseScaled(p.DestinationDeliveryPercent, 2) ?? 0,
-              },
-            ]),
-          ),
-          services: new Map(Object.entries(intl.Services).map(([code, price]) => [code, amount(price)])),
-        }
-      : null,
-  };
-}
-
-/**
- * Price of a chargeable weight (whole kg) in a zone: the first band that holds it, or above the last
- * band the last band’s price plus the per-100-kg rate for every started 100 kg; never below the minimum.
- */
-export function tablePrice(table: CompiledPriceTable, zone: number, kg: number): number {
-  const z = zone - 1;
-  const last = table.upToKg.length - 1;
-  for (let b = 0; b <= last; b++) {
-    if (kg <= (table.upToKg[b] ?? 0)) return Math.max(table.prices[b]?.[z] ?? 0, table.minimum);
-  }
-  const over = kg - (table.upToKg[last] ?? 0);
-  const price = (table.prices[last]?.[z] ?? 0) + Math.ceil(over / 100) * (table.per100Above[z] ?? 0);
-  return Math.max(price, table.minimum);
 }

@@ -1,0 +1,280 @@
+import { LRUCache } from 'lru-cache';
+import type { CatalogRules } from '../catalog/service';
+import { percentToBasisPoints } from '../lib/units';
+import { osloDateTime } from '../schedule/calendar';
+import type { CompiledTariff } from './compiled-tariff';
+import type {
+  AgreementFacts,
+  DomesticContext,
+  InternationalContext,
+  ProductFacts,
+  ServiceFacts,
+} from './engine';
+import type {
+  DomesticQuoteRequest,
+  InternationalQuoteRequest,
+  QuoteErrors,
+  Resolved,
+  Resolver,
+} from './quote';
+import type { CompiledRates } from './rates';
+import { inForce, type Version, type VersionCache } from './versions';
+
+/**
+ * Context resolution: the facts a quote needs besides its measures (tariff in force, product,
+ * agreement, terminals, exchange rate), read through caches of other domains' services.
+ */
+
+/** A lookup that found nothing is trusted only briefly, so a customer or zip added just now prices soon. */
+const MISS_TTL_MS = 1000;
+
+/** What pricing reads of other domains (their services, never their tables). */
+export interface LookupDeps {
+  clock?: () => Date;
+  catalog: { rules(): Promise<CatalogRules> };
+  postalCodes: { find(code: string): Promise<{ terminal: string | null } | null> };
+  customers: {
+    get(customerNr: string): Promise<CustomerFacts | null>;
+    byPriceServiceId(id: string): Promise<CustomerFacts | null>;
+  };
+}
+
+export interface CustomerFacts {
+  customerNr: string;
+  agreement: { FreightDiscountPercent?: number; SpecialUnitCodes?: string[] };
+}
+
+function addError(errors: QuoteErrors, field: keyof QuoteErrors, message: string): void {
+  errors[field] = [...(errors[field] ?? []), message];
+}
+
+const agreementOf = (c: CustomerFacts): AgreementFacts => ({
+  discountBp: percentToBasisPoints(c.agreement.FreightDiscountPercent ?? 0),
+  specialUnitCodes: c.agreement.SpecialUnitCodes ?? [],
+});
+
+/** Catalogue facts in the engine's terms, built once per catalogue snapshot. */
+const factsBySnapshot = new WeakMap<
+  object,
+  { products: Map<string, ProductFacts>; services: Map<string, ServiceFacts | null> }
+>();
+function catalogFacts(rules: CatalogRules) {
+  const known = factsBySnapshot.get(rules.snapshot);
+  if (known) return known;
+  const facts = {
+    products: new Map(
+      rules.snapshot.products.map((p) => [
+        p.ProductCode,
+        {
+          code: p.ProductCode,
+          name: p.Name,
+          unitCodes: [...p.UnitCodes],
+          services: [...p.Services],
+          maxParcelWeightKg: p.MaxParcelWeightKg,
+          maxShipmentWeightKg: p.MaxShipmentWeightKg,
+          international: p.International,
+        } satisfies ProductFacts,
+      ]),
+    ),
+    services: new Map<string, ServiceFacts | null>(
+      rules.snapshot.services.map((s) => [
+        s.ServiceCode,
+        { code: s.ServiceCode, name: s.Name, priceBasis: s.PriceBasis },
+      ]),
+    ),
+  };
+  factsBySnapshot.set(rules.snapshot, facts);
+  return facts;
+}
+
+/** The cached lookups and the two context resolvers, with the day in Oslo. */
+export function createResolver(
+  deps: LookupDeps,
+  tariffs: VersionCache<CompiledTariff>,
+  rates: VersionCache<CompiledRates>,
+  ttl: number,
+) {
+  const clock = deps.clock ?? (() => new Date());
+
+  // Stale entries are served while a background fetch refreshes them (see PRICING_CACHE_MS).
+  const cacheOptions = {
+    max: 20_000,
+    ttl,
+    allowStale: true,
+    noDeleteOnStaleGet: true,
+    noDeleteOnFetchRejection: true,
+  } as const;
+  const terminals = new LRUCache<string, { terminal: string | null; known: boolean }>({
+    ...cacheOptions,
+    fetchMethod: async (zip, _stale, { options }) => {
+      const row = await deps.postalCodes.find(zip);
+      if (!row?.terminal) options.ttl = MISS_TTL_MS;
+      return { terminal: row?.terminal ?? null, known: row !== null };
+    },
+  });
+  const customers = new LRUCache<string, { customer: CustomerFacts | null }>({
+    ...cacheOptions,
+    fetchMethod: async (nr, _stale, { options }) => {
+      const customer = await deps.customers.get(nr);
+      if (!customer) options.ttl = MISS_TTL_MS;
+      return { customer };
+    },
+  });
+  const priceServiceIds = new LRUCache<string, { customer: CustomerFacts | null }>({
+    ...cacheOptions,
+    fetchMethod: async (id, _stale, { options }) => {
+      const customer = await deps.customers.byPriceServiceId(id);
+      if (!customer) options.ttl = MISS_TTL_MS;
+      return { customer };
+    },
+  });
+
+  // The Oslo date cannot change within one UTC minute; formatting it per request would cost more
+  // than the whole quote.
+  // Every price request asks (the answer cache keys on it), so the real clock is read without a Date.
+  const nowMs = deps.clock ? () => clock().getTime() : Date.now;
+  let todayCache = { minute: Number.NaN, date: '' };
+  const today = () => {
+    const ms = nowMs();
+    const minute = Math.floor(ms / 60_000);
+    if (minute !== todayCache.minute) todayCache = { minute, date: osloDateTime(new Date(ms)).date };
+    return todayCache.date;
+  };
+
+  function tariffIn(versions: Version<CompiledTariff>[], date: string): CompiledTariff | string {
+    const version = inForce(versions, date);
+    if (version) return version.compiled;
+    const first = versions[0];
+    return first
+      ? `No tariff is in force on ${date}; the first starts ${first.validFrom}.`
+      : 'No tariff is loaded.';
+  }
+
+  async function tariffOn(date: string): Promise<CompiledTariff | string> {
+    return tariffIn(await tariffs.all(), date);
+  }
+
+  async function customer(nr: string): Promise<CustomerFacts | null> {
+    return (await lookup(customers, nr))?.customer ?? null;
+  }
+
+  /**
+   * A cached value at once when fresh; else the cache's fetch, which serves a stale value while it
+   * refreshes, except a stale miss (unknown customer or zip), which waits for the fresh answer.
+   */
+  function lookup<V extends { customer: unknown } | { terminal: unknown }>(
+    cache: LRUCache<string, V>,
+    key: string,
+  ): V | Promise<V | undefined> {
+    const fresh = cache.get(key, { allowStale: false });
+    if (fresh) return fresh;
+    const stale = cache.peek(key, { allowStale: true });
+    const miss = !stale || ('customer' in stale ? stale.customer === null : stale.terminal === null);
+    return cache.fetch(key, { allowStale: !miss });
+  }
+
+  /** Everything a domestic quote needs besides the measures: tariff, product, agreement, terminals. */
+  async function resolveDomestic(
+    req: Pick<
+      DomesticQuoteRequest,
+      'customerNr' | 'payerCustomerNr' | 'productCode' | 'fromZip' | 'toZip' | 'pickupDate'
+    >,
+  ): Promise<Resolved<DomesticContext>> {
+    const errors: QuoteErrors = {};
+    // Warm caches answer synchronously; only the catalogue's (always a promise) is awaited then.
+    const inputs = [
+      tariffs.all(),
+      lookup(customers, req.payerCustomerNr),
+      lookup(terminals, req.fromZip),
+      lookup(terminals, req.toZip),
+    ] as const;
+    const [versions, payerEntry, from, to] = inputs.some((x) => x instanceof Promise)
+      ? await Promise.all(inputs)
+      : (inputs as unknown as Awaited<ReturnType<typeof Promise.all<typeof inputs>>>);
+    const rules = await deps.catalog.rules();
+    const tariff = tariffIn(versions, req.pickupDate);
+    const payer = payerEntry?.customer ?? null;
+    const facts = catalogFacts(rules);
+    const product = facts.products.get(req.productCode);
+    if (!product) addError(errors, 'productCode', `Product code ${req.productCode} does not exist.`);
+    if (typeof tariff === 'string') addError(errors, 'pickupDate', tariff);
+    if (!payer) {
+      addError(
+        errors,
+        req.payerCustomerNr === req.customerNr ? 'customerNr' : 'payerCustomerNr',
+        `Customer number ${req.payerCustomerNr} does not exist.`,
+      );
+    }
+    for (const [field, zip, found] of [
+      ['senderZip', req.fromZip, from],
+      ['receiverZip', req.toZip, to],
+    ] as const) {
+      if (!found?.known) addError(errors, field, `Postal code ${zip} is not in the postal register.`);
+      else if (!found.terminal) addError(errors, field, `No terminal serves postal code ${zip}.`);
+    }
+    if (!product || typeof tariff === 'string' || !payer || !from?.terminal || !to?.terminal) {
+      return { ok: false, errors };
+    }
+    return {
+      ok: true,
+      ctx: {
+        tariff,
+        product,
+        services: facts.services,
+        agreement: agreementOf(payer),
+        fromTerminal: from.terminal,
+        toTerminal: to.terminal,
+      },
+    };
+  }
+
+  /** Everything an international quote needs besides the shipment: tariff, product, discount, rate. */
+  async function resolveInternational(
+    req: Pick<InternationalQuoteRequest, 'payerCustomerNr' | 'productCode' | 'pickupDate' | 'currency'>,
+  ): Promise<Resolved<InternationalContext>> {
+    const errors: QuoteErrors = {};
+    const [tariff, rules, payer, rateVersions] = await Promise.all([
+      tariffOn(req.pickupDate),
+      deps.catalog.rules(),
+      customer(req.payerCustomerNr),
+      rates.all(),
+    ]);
+    const facts = catalogFacts(rules);
+    const product = facts.products.get(req.productCode);
+    if (!product) errors.productCode = [`Product code ${req.productCode} does not exist.`];
+    else if (!product.international) {
+      errors.productCode = [`Product ${req.productCode} is not valid for international prices.`];
+    }
+    if (!payer) errors.customerNr = [`Customer number ${req.payerCustomerNr} does not exist.`];
+    if (typeof tariff === 'string') errors.pickupDate = [tariff];
+    if (!product || !payer || typeof tariff === 'string' || Object.keys(errors).length > 0) {
+      return { ok: false, errors };
+    }
+    return {
+      ok: true,
+      ctx: {
+        tariff,
+        product,
+        services: facts.services,
+        discountBp: agreementOf(payer).discountBp,
+        currency: req.currency,
+        ratePerEurMicro: inForce(rateVersions, req.pickupDate)?.compiled.micro.get(req.currency) ?? null,
+      },
+    };
+  }
+
+  return {
+    resolveDomestic,
+    resolveInternational,
+    today,
+    customer,
+    /** Whether a Norwegian postal code is in the register (through the terminal cache). */
+    async postalCodeExists(zip: string): Promise<boolean> {
+      return (await lookup(terminals, zip))?.known ?? false;
+    },
+    /** The customer a price-service id belongs to, or null. */
+    async customerByPriceServiceId(id: string): Promise<CustomerFacts | null> {
+      return (await lookup(priceServiceIds, id))?.customer ?? null;
+    },
+  } satisfies Resolver & Record<string, unknown>;
+}

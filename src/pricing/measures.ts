@@ -1,0 +1,134 @@
+import { basisPointsToPercent, dm3ToCm3, percentOf, wholeKgToGrams } from '../lib/units';
+
+/**
+ * What the domestic and the international engine share: the logical field names they complain
+ * about, cost lines, the catalogue facts they read, the measure checks and the discount-and-energy
+ * rule.
+ */
+
+/** Logical names of the inputs the engine can complain about. */
+export type Field =
+  | 'request'
+  | 'customerNr'
+  | 'payerCustomerNr'
+  | 'productCode'
+  | 'senderZip'
+  | 'receiverZip'
+  | 'weight'
+  | 'volume'
+  | 'loadMeters'
+  | 'palletSpaces'
+  | 'unitCode'
+  | 'numberOfUnits'
+  | 'pickupDate'
+  | 'deliveryType'
+  | `services[${number}]`
+  | `parcels[${number}].${ParcelField}`;
+
+export type ParcelField = 'weight' | 'length' | 'height' | 'width' | 'volume';
+
+export type Errors = Partial<Record<Field, string[]>>;
+
+export type Result<T> = { ok: true; value: T } | { ok: false; errors: Errors };
+
+/** One priced line: a cost type code of CONTRACT §6 (or a service code) and an amount in øre. */
+export interface CostLine {
+  code: string;
+  description: string;
+  /** Minor units (øre for domestic quotes); negative for discounts. */
+  amount: number;
+}
+
+/** What the engine needs to know about a product (from the catalogue). */
+export interface ProductFacts {
+  code: string;
+  name: string;
+  unitCodes: string[];
+  services: string[];
+  maxParcelWeightKg: number | null;
+  maxShipmentWeightKg: number | null;
+  international: boolean;
+}
+
+/** What the engine needs to know about a service (from the catalogue). */
+export interface ServiceFacts {
+  code: string;
+  name: string;
+  priceBasis: 'shipment' | 'parcel';
+}
+
+export interface AgreementFacts {
+  /** Freight discount in hundredths of a percent (1250 = 12.50 %). */
+  discountBp: number;
+  specialUnitCodes: readonly string[];
+}
+
+/** Bounds that keep every intermediate an exact integer far below 2^53 (1 000 000 kg, 10 000 000 dm³). */
+export const MAX = {
+  grams: wholeKgToGrams(1_000_000),
+  cm3: dm3ToCm3(10_000_000),
+  cm: 100_000,
+  loadMeters: 10_000,
+  count: 100_000,
+};
+
+export class Collector {
+  readonly errors: Errors = {};
+  check(field: Field, ok: boolean, message: string): boolean {
+    if (!ok) {
+      const list = this.errors[field] ?? [];
+      if (!list.includes(message)) list.push(message);
+      this.errors[field] = list;
+    }
+    return ok;
+  }
+  get empty() {
+    return Object.keys(this.errors).length === 0;
+  }
+}
+
+/**
+ * A measure that, when given, is a finite number within [0, max]; `shownMax` is how a message names
+ * the bound (the wire's unit where that differs from the internal one).
+ */
+export function measure(
+  c: Collector,
+  field: Field,
+  value: number | undefined,
+  max: number,
+  label: string,
+  shownMax: number = max,
+): number {
+  if (value === undefined) return 0;
+  if (!c.check(field, Number.isFinite(value) && value >= 0, `The ${label} must be a number of at least 0.`))
+    return 0;
+  if (!c.check(field, value <= max, `The ${label} must be at most ${shownMax}.`)) return 0;
+  return value;
+}
+
+const formatPercent = (bp: number) => `${basisPointsToPercent(bp)} %`;
+
+/** A percentage from stored data as whole basis points in [0, 100 %]; anything else counts as 0. */
+const basisPoints = (bp: number) => (Number.isFinite(bp) ? Math.min(10_000, Math.max(0, Math.round(bp))) : 0);
+
+/**
+ * The agreement's freight discount and the energy addition on the discounted freight, as cost lines
+ * (a zero line is left out): the same rule at home and abroad.
+ */
+export function discountAndEnergy(freight: number, discountBp: number, energyBp: number): CostLine[] {
+  const lines: CostLine[] = [];
+  const bp = basisPoints(discountBp);
+  const discount = percentOf(freight, bp);
+  if (discount > 0) {
+    lines.push({
+      code: 'DISCOUNT',
+      description: `Main freight discount ${formatPercent(bp)}`,
+      amount: -discount,
+    });
+  }
+  const energy = percentOf(freight - discount, energyBp);
+  if (energy > 0) {
+    lines.push({ code: 'ENERGY', description: `Energy addition ${formatPercent(energyBp)}`, amount: energy });
+  }
+  return lines;
+}

@@ -1,0 +1,160 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { Value } from 'typebox/value';
+import type { CatalogRules } from '../catalog/service';
+import type { Db } from '../db/client';
+import { DomainError, notFound, ValidationFailed } from '../lib/errors';
+import { DATA_DIR } from '../reference-data/files';
+import { loadWhenChanged } from '../reference-data/terminals-loads';
+import type { CompiledTariff } from './compiled-tariff';
+import {
+  assertRateRules,
+  type CompiledRates,
+  type ExchangeRateTable,
+  ExchangeRateTableSchema,
+} from './rates';
+import type { ExchangeRateSummary, TariffSummary } from './schemas';
+import { deleteTariff, readTariffs, upsertExchangeRates, upsertTariff } from './store';
+import { assertTariffRules, type TariffDocument, TariffDocumentSchema } from './tariff';
+import { inForce, type Version, type VersionCache } from './versions';
+
+/**
+ * Tariff and exchange-rate administration: the shipped files loaded at start, versions put, listed
+ * and deleted by admins, each change followed by a reload of this process's cache.
+ */
+
+const sha256Of = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex');
+
+const SHIPPED_TARIFFS = 'tariffs';
+const SHIPPED_RATES = 'exchange-rates';
+
+function readShipped<T>(
+  folder: string,
+  schema: typeof TariffDocumentSchema | typeof ExchangeRateTableSchema,
+) {
+  const dir = new URL(`${folder}/`, `file://${DATA_DIR}`);
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((file) => {
+      const text = readFileSync(new URL(file, dir), 'utf8');
+      const parsed: unknown = JSON.parse(text);
+      if (!Value.Check(schema, parsed)) {
+        const first = [...Value.Errors(schema, parsed)].slice(0, 5);
+        throw new Error(`data/${folder}/${file} does not match its format: ${JSON.stringify(first)}`);
+      }
+      return { file: `${folder}/${file}`, content: parsed as T };
+    });
+}
+
+const summary = (v: Version<CompiledTariff>, doc?: TariffDocument): TariffSummary => ({
+  ValidFrom: v.validFrom,
+  Description: doc?.Description ?? null,
+  Sha256: v.sha256,
+  Source: v.source,
+  LoadedAt: v.loadedAt.toISOString(),
+  Products: [...v.compiled.products.keys()],
+  InternationalProducts: [...(v.compiled.international?.products.keys() ?? [])],
+});
+
+const rateSummary = (v: Version<CompiledRates>): ExchangeRateSummary => ({
+  ValidFrom: v.validFrom,
+  Source: v.source,
+  LoadedAt: v.loadedAt.toISOString(),
+  Rates: Object.fromEntries(v.compiled.text),
+});
+
+/** What administration works on: the database, the catalogue (service codes) and the two caches. */
+export interface AdminDeps {
+  db: Db;
+  catalog: { rules(): Promise<CatalogRules> };
+  tariffs: VersionCache<CompiledTariff>;
+  rates: VersionCache<CompiledRates>;
+}
+
+export function createTariffAdmin({ db, catalog, tariffs, rates }: AdminDeps) {
+  return {
+    /** Loads the shipped tariff versions and exchange-rate tables whose files changed since the last load. */
+    async loadShipped(): Promise<boolean> {
+      let changed = false;
+      for (const { file, content } of readShipped<TariffDocument>(SHIPPED_TARIFFS, TariffDocumentSchema)) {
+        assertTariffRules(content);
+        const sha = sha256Of(content);
+        changed =
+          (await loadWhenChanged(db, file, sha, (tx) => upsertTariff(tx, content, sha, `file:${file}`))) ||
+          changed;
+      }
+      for (const { file, content } of readShipped<ExchangeRateTable>(
+        SHIPPED_RATES,
+        ExchangeRateTableSchema,
+      )) {
+        assertRateRules(content);
+        const sha = sha256Of(content);
+        changed =
+          (await loadWhenChanged(db, file, sha, (tx) =>
+            upsertExchangeRates(tx, content, sha, `file:${file}`),
+          )) || changed;
+      }
+      if (changed) await Promise.all([tariffs.reload(), rates.reload()]);
+      return changed;
+    },
+
+    /** Validates a tariff version and loads it, replacing a version with the same `ValidFrom`. */
+    async putTariff(doc: TariffDocument): Promise<TariffSummary> {
+      assertTariffRules(doc);
+      const rules = await catalog.rules();
+      const unknown = Object.keys(doc.Services).filter((code) => !rules.service(code));
+      if (unknown.length > 0) {
+        throw new ValidationFailed({
+          Services: [`Service codes not in the catalogue: ${unknown.join(', ')}.`],
+        });
+      }
+      await upsertTariff(db, doc, sha256Of(doc), 'admin');
+      const versions = await tariffs.reload();
+      const version = versions.find((v) => v.validFrom === doc.ValidFrom);
+      if (!version) throw new Error('the tariff just stored was not read back');
+      return summary(version, doc);
+    },
+
+    async listTariffs(): Promise<TariffSummary[]> {
+      const versions = await tariffs.reload();
+      const docs = new Map((await readTariffs(db)).map((r) => [r.validFrom, r.content]));
+      return versions.map((v) => summary(v, docs.get(v.validFrom)));
+    },
+
+    /** The stored document of one version, as loaded. */
+    async getTariff(validFrom: string): Promise<TariffDocument> {
+      const doc = (await readTariffs(db)).find((r) => r.validFrom === validFrom)?.content;
+      if (!doc) throw notFound(`Tariff version ${validFrom}`);
+      return doc;
+    },
+
+    async deleteTariff(validFrom: string): Promise<void> {
+      const versions = await tariffs.all();
+      if (!versions.some((v) => v.validFrom === validFrom)) throw notFound(`Tariff version ${validFrom}`);
+      if (versions.length === 1) {
+        throw new DomainError('conflict', 'last_tariff', 'The only tariff version cannot be deleted.');
+      }
+      await deleteTariff(db, validFrom);
+      await tariffs.reload();
+    },
+
+    async putExchangeRates(table: ExchangeRateTable): Promise<ExchangeRateSummary> {
+      assertRateRules(table);
+      await upsertExchangeRates(db, table, sha256Of(table), 'admin');
+      const versions = await rates.reload();
+      const version = versions.find((v) => v.validFrom === table.ValidFrom);
+      if (!version) throw new Error('the rate table just stored was not read back');
+      return rateSummary(version);
+    },
+
+    async listExchangeRates(): Promise<ExchangeRateSummary[]> {
+      return (await rates.reload()).map(rateSummary);
+    },
+
+    /** Units of `currency` per EUR in force on a date, as written in the rate table (invoicing's euro amounts). */
+    async rateInForce(date: string, currency: string): Promise<string | null> {
+      return inForce(await rates.all(), date)?.compiled.text.get(currency) ?? null;
+    },
+  };
+}
