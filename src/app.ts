@@ -85,7 +85,7 @@ export function createServices(database: Database, config: Config, options: Serv
   const catalog = createCatalogService({ db });
   const terminals = createTerminalService({ db });
   const schedule = createScheduleService({ catalog, terminals, clock });
-  const pickupPoints = createPickupPointService({ db });
+  const pickupPoints = createPickupPointService({ db, postalCodes });
   const pricing = createPricingService({ db, clock, catalog, postalCodes, customers });
   const booking = createBookingService({
     db,
