@@ -87,3 +87,15 @@ export async function emitEvent(tx: DbOrTx, event: DomainEvent): Promise<number>
   if (id === undefined) throw new Error('outbox insert returned no id');
   return id;
 }
+
+/**
+ * The consumer's side of the outbox (the webhook fan-out): events not yet fanned out, oldest first,
+ * locked for the caller's transaction; marking them fanned out; pruning and vacuuming fanned-out ones.
+ */
+export {
+  deleteFannedOutBefore,
+  markFannedOut,
+  type PendingEvent,
+  pendingEvents,
+  vacuumOutbox,
+} from './store';

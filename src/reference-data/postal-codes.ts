@@ -8,11 +8,11 @@ import {
   type PostalCodeRecord,
   type PostalCodeRow,
   writeRegister,
-} from './postal-codes-store';
+} from './store/postal-codes';
+import { assignPostalCodeTerminals } from './store/terminals';
 import { loadWhenChanged } from './terminals-loads';
-import { assignPostalCodeTerminals } from './terminals-store';
 
-export type { PostalCodeRecord, PostalCodeRow } from './postal-codes-store';
+export type { PostalCodeRecord, PostalCodeRow } from './store/postal-codes';
 
 /** Wire shape of `GET /v1/postalcodes/{postalCode}`. */
 export interface PostalCodeView {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Db, Tx } from '../db/client';
-import { loadedHash, lockLoad, markLoaded } from './loads-store';
+import { loadedHash, lockLoad, markLoaded } from './store/loads';
 
 /** Marker prefix of data replaced through the admin API: the shipped file no longer overwrites it. */
 export const ADMIN_MARKER = 'admin:';

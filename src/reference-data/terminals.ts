@@ -1,11 +1,11 @@
 import type { Db } from '../db/client';
 import { Violations } from '../lib/errors';
 import { ttlCache } from '../lib/ttl-cache';
-import { existingCodes, terminalsOfCodes } from './postal-codes-store';
+import { existingCodes, terminalsOfCodes } from './store/postal-codes';
+import { assignPostalCodeTerminals, readRouting, writeRouting } from './store/terminals';
 import { type RoutingData, readShippedRouting, type TerminalRecord } from './terminals-files';
 import { loadWhenChanged, replaceAsAdmin } from './terminals-loads';
 import { transitMatrix } from './terminals-routing';
-import { assignPostalCodeTerminals, readRouting, writeRouting } from './terminals-store';
 
 export type { RoutingData, TerminalRecord } from './terminals-files';
 

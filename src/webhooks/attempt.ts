@@ -1,4 +1,6 @@
 import type { Db } from '../db/client';
+import type { SendOptions, SendResult } from './send';
+import { signatureHeaders } from './signing';
 import {
   type Claimed,
   clearFailing,
@@ -7,9 +9,7 @@ import {
   finishAttempt,
   insertAttempt,
   markFailing,
-} from './delivery-store';
-import type { SendOptions, SendResult } from './send';
-import { signatureHeaders } from './signing';
+} from './store/deliveries';
 import type { createGuardedAgents } from './url-guard';
 
 export const USER_AGENT = 'Kolli-Webhooks/1.0';

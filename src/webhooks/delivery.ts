@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/client';
 import { createAttempts } from './attempt';
-import { type Claimed, claimDue, insertDelivery } from './delivery-store';
 import { fanOut } from './fan-out';
 import { sweep, vacuum } from './retention';
 import { send as defaultSend, type SendOptions, type SendResult } from './send';
+import { type Claimed, claimDue, insertDelivery } from './store/deliveries';
 import { createGuardedAgents } from './url-guard';
 
 export type { AttemptOutcome } from './attempt';
 export { USER_AGENT } from './attempt';
-export type { Claimed } from './delivery-store';
+export type { Claimed } from './store/deliveries';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/client';
-import { markFannedOut, pendingEvents } from '../events/store';
-import { insertDeliveries, matchingRegistrations, type NewDelivery, tryFanOutLock } from './delivery-store';
+import { markFannedOut, pendingEvents } from '../events/outbox';
+import { insertDeliveries, matchingRegistrations, type NewDelivery, tryFanOutLock } from './store/deliveries';
 
 /**
  * Turns up to `batchSize` outbox events into deliveries: one per event and matching, enabled,

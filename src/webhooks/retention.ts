@@ -1,6 +1,6 @@
 import type { Db } from '../db/client';
-import { deleteFannedOutBefore, vacuumOutbox } from '../events/store';
-import { deleteCompletedBefore, giveUpDead, vacuumDeliveries } from './delivery-store';
+import { deleteFannedOutBefore, vacuumOutbox } from '../events/outbox';
+import { deleteCompletedBefore, giveUpDead, vacuumDeliveries } from './store/deliveries';
 
 const RETENTION_BATCH = 5000;
 

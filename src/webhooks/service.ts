@@ -6,7 +6,7 @@ import { createDeliveryEngine, type DeliveryEngine } from './delivery';
 import { checkCustomHeaders } from './headers';
 import type { DeliveriesResponse, TestResult, WebhookRecord, WebhookRequest } from './schemas';
 import { secretProblem } from './signing';
-import { createWebhookStore, type WebhookRow } from './store';
+import { createWebhookStore, type WebhookRow } from './store/registrations';
 import { addMonths, formatWithOffset, parseDateTime } from './times';
 import { type Lookup, urlProblem } from './url-guard';
 

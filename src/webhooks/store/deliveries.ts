@@ -1,6 +1,6 @@
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
-import type { Db, DbOrTx, Tx } from '../db/client';
-import { webhookAttempts, webhookDeliveries, webhooks } from './tables';
+import type { Db, DbOrTx, Tx } from '../../db/client';
+import { webhookAttempts, webhookDeliveries, webhooks } from '../tables';
 
 /** A delivery this process owns for one attempt. */
 export interface Claimed {

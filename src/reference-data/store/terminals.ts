@@ -1,9 +1,9 @@
 import { asc, sql } from 'drizzle-orm';
-import type { DbOrTx } from '../db/client';
-import { postalCodes } from './tables';
-import type { RoutingData } from './terminals-files';
-import { assignTerminals } from './terminals-routing';
-import { terminalOverrides, terminals, transitDays } from './terminals-tables';
+import type { DbOrTx } from '../../db/client';
+import { postalCodes } from '../tables';
+import type { RoutingData } from '../terminals-files';
+import { assignTerminals } from '../terminals-routing';
+import { terminalOverrides, terminals, transitDays } from '../terminals-tables';
 
 /** Makes the routing tables equal `data` (call inside a transaction). */
 export async function writeRouting(tx: DbOrTx, data: RoutingData): Promise<void> {

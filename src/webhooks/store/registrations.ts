@@ -1,6 +1,6 @@
 import { asc, desc, eq, inArray } from 'drizzle-orm';
-import type { Db } from '../db/client';
-import { webhookAttempts, webhookDeliveries, webhooks } from './tables';
+import type { Db } from '../../db/client';
+import { webhookAttempts, webhookDeliveries, webhooks } from '../tables';
 
 export type WebhookRow = typeof webhooks.$inferSelect;
 export type NewWebhook = typeof webhooks.$inferInsert;

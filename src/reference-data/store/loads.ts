@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
-import type { DbOrTx, Tx } from '../db/client';
-import { referenceDataLoads } from './tables';
+import type { DbOrTx, Tx } from '../../db/client';
+import { referenceDataLoads } from '../tables';
 
 /** Serialises loads of `name` across processes until the transaction ends. */
 export async function lockLoad(tx: Tx, name: string): Promise<void> {

@@ -1,6 +1,6 @@
 import { eq, inArray, notInArray, sql } from 'drizzle-orm';
-import type { DbOrTx } from '../db/client';
-import { postalCodes } from './tables';
+import type { DbOrTx } from '../../db/client';
+import { postalCodes } from '../tables';
 
 export type PostalCodeRow = typeof postalCodes.$inferSelect;
 export type PostalCodeRecord = Omit<PostalCodeRow, 'terminal'>;
