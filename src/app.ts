@@ -124,11 +124,10 @@ export function createServices(database: Database, config: Config, options: Serv
     idempotency: createIdempotency({ db, leaseMs: config.requestTimeoutMs }),
     operations,
     simulator: isProduction(config) ? null : createSimulator({ booking, operations, postalCodes, clock }),
-    listing: createListingService({ booking, operations }),
+    listing: createListingService({ booking }),
     invoicing: createInvoicingService({
       db,
       booking,
-      operations,
       catalog,
       customers,
       postalCodes,

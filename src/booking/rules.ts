@@ -306,3 +306,12 @@ export function payerOf(s: {
 /** A customer number of the wire (an integer, when given) as the text every table keeps. */
 export const customerNrOf = (n: number | undefined | null): string | null =>
   n === undefined || n === null ? null : String(n);
+
+/**
+ * The one split rule (CONTRACT §8 `IsSplitted`, the invoice reports' `Split`): the parcels were
+ * picked up at different times — their first pickup scans fall on more than one (Oslo) day, or some
+ * parcels were picked up and others not yet. Scans of one pickup round on one day are not a split.
+ */
+export function isSplit(p: { pickupDays: number; pickedParcels: number; count: number }): boolean {
+  return p.pickupDays > 1 || (p.pickedParcels > 0 && p.pickedParcels < p.count);
+}

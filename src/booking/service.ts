@@ -111,7 +111,7 @@ export function createBookingService(deps: BookingDeps) {
       return { shipmentId: row.id, pickedUpAt: row.pickedUpAt, parcelIds: parcels.map((p) => p.parcelId) };
     },
 
-    /** Published shipments of a customer by pickup zip and pickup-date interval (the listing). */
+    /** Published shipments of a customer by pickup zip and pickup-date interval, with parcel sums and split. */
     listed: (q: { customerNr: string; pickupZip: string; from: string; to: string }) =>
       createBookingReadStore(db).listed(q),
 
@@ -128,9 +128,11 @@ export function createBookingService(deps: BookingDeps) {
     /** Locks shipments for scans (in id order), in the scans' transaction; answers the cancelled ones. */
     lockForScans: (tx: DbOrTx, ids: string[]) => createBookingReadStore(tx).lockForScans(ids),
 
-    /** The earliest pickup scan sets the pickup time and date, in the scans' transaction. */
-    recordPickup: (tx: DbOrTx, shipmentId: string, time: Date) =>
-      createBookingReadStore(tx).recordPickup(shipmentId, time),
+    /** Pickup and delivery scans, in the scans' transaction: the earliest ones set the times. */
+    recordScans: (
+      tx: DbOrTx,
+      scans: readonly { shipmentId: string; parcelId: string; type: 'pickup' | 'delivery'; time: Date }[],
+    ) => createBookingReadStore(tx).recordScans(scans),
   };
 }
 

@@ -64,6 +64,8 @@ export const shipments = pgTable(
     /** The priced cost lines frozen at publishing; tariff changes never rewrite them. */
     price: jsonb('price').$type<FrozenPrice>(),
     pickedUpAt: timestamp('picked_up_at', { withTimezone: true }),
+    /** The first Delivered scan of any of its parcels (operations reports it). */
+    deliveredAt: timestamp('delivered_at', { withTimezone: true }),
     publishedAt: timestamp('published_at', { withTimezone: true }),
     cancelledAt: timestamp('cancelled_at', { withTimezone: true }),
     /** When an invoice first carried the shipment (invoicing marks it through booking's service). */
@@ -99,6 +101,8 @@ export const parcels = pgTable(
     heightCm: integer('height_cm'),
     widthCm: integer('width_cm'),
     volumeCm3: bigint('volume_cm3', { mode: 'number' }),
+    /** The parcel's first pickup scan (operations reports it); the split rule reads these. */
+    pickedUpAt: timestamp('picked_up_at', { withTimezone: true }),
   },
   (t) => [
     primaryKey({ columns: [t.shipmentId, t.parcelId] }),

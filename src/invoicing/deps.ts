@@ -3,7 +3,6 @@ import type { BookingService } from '../booking/service';
 import type { CatalogService } from '../catalog/service';
 import type { CustomerService } from '../customers/service';
 import type { Db } from '../db/client';
-import type { OperationsService } from '../operations/service';
 import type { PostalCodeService } from '../reference-data/postal-codes';
 
 /** What invoicing depends on, its terms and what a run answers; shared by its parts. */
@@ -17,10 +16,8 @@ export const PAYER_ROLES: readonly PayerRole[] = ['S', 'M', 'F'];
 
 export interface InvoicingDeps {
   db: Db;
-  /** The shipments to invoice (booking's read model), and marking them invoiced. */
+  /** The shipments to invoice (booking's read model, with pickups and deliveries), and marking them invoiced. */
   booking: Pick<BookingService, 'invoiceable' | 'markInvoiced'>;
-  /** Pickup splits and delivery dates from the scans. */
-  operations: Pick<OperationsService, 'pickupFacts'>;
   catalog: CatalogService;
   customers: CustomerService;
   postalCodes: PostalCodeService;

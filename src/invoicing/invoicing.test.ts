@@ -567,7 +567,6 @@ test('a run that fails midway leaves nothing behind', async () => {
   const failing = createInvoicingService({
     db: ctx.database.db,
     booking: ctx.services.booking,
-    operations: ctx.services.operations,
     postalCodes: ctx.services.postalCodes,
     nokPerEur: async () => '11.5',
     clock: () => now,

@@ -164,24 +164,16 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
 
   const today = () => osloDateTime(clock()).date;
 
-  /** The shipments a run invoices, in the run's transaction: booking's facts with the scans'. */
+  /** The shipments a run invoices, in the run's transaction, with their parcels summed. */
   async function invoiceable(tx: Tx, toDate: string): Promise<Invoiceable[]> {
     const shipments = await deps.booking.invoiceable(tx, toDate);
-    const pickups = await deps.operations.pickupFacts(
-      shipments.map((s) => ({ id: s.id, parcelCount: s.parcels.count })),
-      tx,
-    );
-    return shipments.map(({ parcels, ...s }) => {
-      const pickup = pickups.get(s.id);
-      return {
-        ...s,
-        deliveryDate: pickup?.deliveredOn ?? s.deliveryDate,
-        parcelCount: parcels.count,
-        weightG: parcels.weightG,
-        volumeCm3: parcels.volumeCm3,
-        split: pickup?.split ?? false,
-      };
-    });
+    return shipments.map(({ parcels, ...s }) => ({
+      ...s,
+      parcelCount: parcels.count,
+      weightG: parcels.weightG,
+      volumeCm3: parcels.volumeCm3,
+      split: parcels.split,
+    }));
   }
 
   return {

@@ -4,7 +4,6 @@ import type { BookingService } from '../booking/service';
 import { Violations } from '../lib/errors';
 import { formatOslo } from '../lib/oslo-time';
 import { gramsToKg } from '../lib/units';
-import type { OperationsService } from '../operations/service';
 import { dateOfDateTime, daysBetween } from '../schedule/calendar';
 
 /** The longest pickup-date interval one listing may span (CONTRACT §8). */
@@ -50,17 +49,15 @@ export type ListingService = ReturnType<typeof createListingService>;
 
 export interface ListingDeps {
   booking: Pick<BookingService, 'listed'>;
-  operations: Pick<OperationsService, 'pickupFacts'>;
 }
 
-/** The shipment listing: a read model over booking's shipments and the scans of operations. */
-export function createListingService({ booking, operations }: ListingDeps) {
+/** The shipment listing: booking's read model of published shipments, in the spec's record. */
+export function createListingService({ booking }: ListingDeps) {
   return {
     /**
      * `GET /v1/shipment/list`: published, not cancelled shipments of the customer picked up at the
-     * postal code with a pickup date in the interval (inclusive), by pickup date then id. Booking
-     * answers the shipments with their parcel sums, operations the pickup splits of those picked up:
-     * two indexed statements whose cost follows the size of the answer, not of the tables.
+     * postal code with a pickup date in the interval (inclusive), by pickup date then id: one indexed
+     * statement of booking's, whose cost follows the size of the answer, not of the tables.
      */
     async list(account: Account, q: ListingQuery): Promise<ShipmentListRecord[]> {
       assertCanActFor(account, q.customerid);
@@ -86,9 +83,6 @@ export function createListingService({ booking, operations }: ListingDeps) {
 
       if (!from || !to) throw new Error('checked dates'); // unreachable after throwIfAny
       const rows = await booking.listed({ customerNr: String(q.customerid), pickupZip: zip, from, to });
-      const pickups = await operations.pickupFacts(
-        rows.filter((r) => r.pickedUpAt).map((r) => ({ id: r.id, parcelCount: r.parcels.count })),
-      );
       return rows.map((r) => {
         const at = (time: string | null) => (r.pickupDate && time ? `${r.pickupDate}T${time}:00` : null);
         return {
@@ -111,7 +105,7 @@ export function createListingService({ booking, operations }: ListingDeps) {
           NumberOfParcels: r.parcels.count,
           CustomerId: Number(r.customerNr),
           Weight: gramsToKg(r.parcels.weightG),
-          IsSplitted: pickups.get(r.id)?.split ?? false,
+          IsSplitted: r.parcels.split,
         };
       });
     },

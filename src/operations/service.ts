@@ -1,6 +1,6 @@
 import type { Account } from '../auth/access';
 import type { BookingService } from '../booking/service';
-import type { Db, DbOrTx } from '../db/client';
+import type { Db } from '../db/client';
 import { type DomainEvent, type EventType, emitEvents } from '../events/outbox';
 import { formatOslo, parseOsloDateTime } from '../lib/oslo-time';
 import { createOperationsStore } from './store';
@@ -44,31 +44,10 @@ export interface ScanResult {
 export interface OperationsDeps {
   db: Db;
   /** The shipments and parcels the scans are about (booking's read model). */
-  booking: Pick<BookingService, 'parcelsForScans' | 'lockForScans' | 'recordPickup' | 'tracking'>;
+  booking: Pick<BookingService, 'parcelsForScans' | 'lockForScans' | 'recordScans' | 'tracking'>;
   /** Known terminal codes (the routing data). */
   terminalCodes: () => Promise<ReadonlySet<string>>;
   clock?: () => Date;
-}
-
-/**
- * The one split rule (CONTRACT §8 `IsSplitted`, the invoice reports' `Split`): the parcels were
- * picked up at different times — their first pickup scans fall on more than one (Oslo) day, or some
- * parcels were picked up and others not yet. Scans of one pickup round on one day are not a split.
- */
-export function isSplit(
-  scans: { pickupDays: number; pickedParcels: number } | undefined,
-  parcelCount: number,
-): boolean {
-  const picked = scans?.pickedParcels ?? 0;
-  return (scans?.pickupDays ?? 0) > 1 || (picked > 0 && picked < parcelCount);
-}
-
-/** What the scans tell of a shipment's pickup and delivery. */
-export interface PickupFacts {
-  /** `isSplit` of the shipment. */
-  split: boolean;
-  /** The Oslo date of the first Delivered scan, or null. */
-  deliveredOn: string | null;
 }
 
 export type OperationsService = ReturnType<typeof createOperationsService>;
@@ -169,14 +148,23 @@ export function createOperationsService(deps: OperationsDeps) {
         }
         const stored = accepted.filter((a) => fresh.has(a.input.EventId));
 
-        // The first pickup scan sets the pickup time and date and closes the cancellation window.
-        const firstPickup = new Map<string, Date>();
-        for (const a of stored) {
-          if (a.input.EventType !== 'PickedUp') continue;
-          const t = firstPickup.get(a.shipmentId);
-          if (!t || a.time < t) firstPickup.set(a.shipmentId, a.time);
-        }
-        for (const [shipmentId, time] of firstPickup) await deps.booking.recordPickup(tx, shipmentId, time);
+        // The first pickup scan sets the pickup time and date and closes the cancellation window;
+        // each parcel's first pickup and the first delivery are booking's facts too.
+        await deps.booking.recordScans(
+          tx,
+          stored.flatMap((a) =>
+            a.input.EventType === 'PickedUp' || a.input.EventType === 'Delivered'
+              ? [
+                  {
+                    shipmentId: a.shipmentId,
+                    parcelId: a.input.ParcelId,
+                    type: a.input.EventType === 'PickedUp' ? ('pickup' as const) : ('delivery' as const),
+                    time: a.time,
+                  },
+                ]
+              : [],
+          ),
+        );
 
         const events: DomainEvent[] = stored.flatMap((a) => {
           const type = OUTBOX_TYPE[a.input.EventType as ScanType];
@@ -226,22 +214,5 @@ export function createOperationsService(deps: OperationsDeps) {
 
     /** Scan types seen for each parcel of a shipment (for the sandbox simulator). */
     scanTypesOf: (shipmentId: string) => createOperationsStore(db).scanTypesOf(shipmentId),
-
-    /**
-     * The pickup facts of shipments from their scans (listing, invoicing); `tx` when the caller
-     * runs in a transaction. The one place the split rule is stated.
-     */
-    async pickupFacts(
-      shipments: readonly { id: string; parcelCount: number }[],
-      tx: DbOrTx = db,
-    ): Promise<Map<string, PickupFacts>> {
-      const scans = await createOperationsStore(tx).pickupScans(shipments.map((s) => s.id));
-      return new Map(
-        shipments.map((s) => {
-          const k = scans.get(s.id);
-          return [s.id, { split: isSplit(k, s.parcelCount), deliveredOn: k?.deliveredOn ?? null }];
-        }),
-      );
-    },
   };
 }

@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
+import { isSplit } from '../rules';
 import { parcels, shipments } from '../tables';
 
 /**
@@ -7,25 +8,38 @@ import { parcels, shipments } from '../tables';
  * listing, the invoicing run, the scans. Each takes the caller's transaction when it runs in one.
  */
 
-/** Parcel sums of a shipment: count, real weight and volume (given, else length × width × height). */
-const parcelSums = sql<{ count: number; weightG: number; volumeCm3: number }>`(
+/**
+ * Parcel sums of a shipment: count, real weight, volume (given, else length × width × height), and
+ * its pickups: on how many Oslo days its parcels were first picked up, and how many were.
+ */
+const parcelSums = sql<Record<keyof ParcelSums, number | string>>`(
   select json_build_object(
     'count', count(*),
     'weightG', coalesce(sum(${parcels.weightG}), 0),
-    'volumeCm3', coalesce(sum(coalesce(${parcels.volumeCm3}, ${parcels.lengthCm}::bigint * ${parcels.widthCm} * ${parcels.heightCm})), 0))
+    'volumeCm3', coalesce(sum(coalesce(${parcels.volumeCm3}, ${parcels.lengthCm}::bigint * ${parcels.widthCm} * ${parcels.heightCm})), 0),
+    'pickupDays', count(distinct (${parcels.pickedUpAt} at time zone 'Europe/Oslo')::date),
+    'pickedParcels', count(${parcels.pickedUpAt}))
   from ${parcels} where ${parcels.shipmentId} = ${shipments.id})`;
 
 export interface ParcelSums {
   count: number;
   weightG: number;
   volumeCm3: number;
+  pickupDays: number;
+  pickedParcels: number;
 }
 
-const sumsOf = (raw: { count: number | string; weightG: number | string; volumeCm3: number | string }) => ({
-  count: Number(raw.count),
-  weightG: Number(raw.weightG),
-  volumeCm3: Number(raw.volumeCm3),
-});
+/** The sums as numbers, and whether the shipment is split (`isSplit`). */
+const sumsOf = (raw: Record<keyof ParcelSums, number | string>) => {
+  const sums: ParcelSums = {
+    count: Number(raw.count),
+    weightG: Number(raw.weightG),
+    volumeCm3: Number(raw.volumeCm3),
+    pickupDays: Number(raw.pickupDays),
+    pickedParcels: Number(raw.pickedParcels),
+  };
+  return { ...sums, split: isSplit(sums) };
+};
 
 export function createBookingReadStore(db: DbOrTx) {
   return {
@@ -79,7 +93,10 @@ export function createBookingReadStore(db: DbOrTx) {
           senderReference: shipments.senderReference,
           addresses: shipments.addresses,
           pickupDate: sql<string>`${shipments.pickupDate}::text`,
-          deliveryDate: shipments.deliveryDate,
+          // The actual delivery (first Delivered scan, Oslo date) when there is one, else the planned date.
+          deliveryDate: sql<
+            string | null
+          >`coalesce((${shipments.deliveredAt} at time zone 'Europe/Oslo')::date, ${shipments.deliveryDate})::text`,
           price: shipments.price,
           parcels: parcelSums,
         })
@@ -130,17 +147,50 @@ export function createBookingReadStore(db: DbOrTx) {
       return new Set(locked.filter((r) => r.cancelledAt).map((r) => r.id));
     },
 
-    /** A pickup scan at `time`: the earliest one sets the pickup time and (Oslo) date. */
-    async recordPickup(shipmentId: string, time: Date): Promise<void> {
-      const at = time.toISOString();
-      await db
-        .update(shipments)
-        .set({
-          pickedUpAt: sql`least(${shipments.pickedUpAt}, ${at}::timestamptz)`,
-          pickupDate: sql`(least(${shipments.pickedUpAt}, ${at}::timestamptz) at time zone 'Europe/Oslo')::date`,
-          version: sql`${shipments.version} + 1`,
-        })
-        .where(eq(shipments.id, shipmentId));
+    /**
+     * What scans tell booking: each parcel's first pickup, the shipment's first pickup (its pickup
+     * time and Oslo date) and its first delivery. Earlier scans win; later ones change nothing.
+     */
+    async recordScans(
+      scans: readonly { shipmentId: string; parcelId: string; type: 'pickup' | 'delivery'; time: Date }[],
+    ) {
+      const pickups = scans.filter((s) => s.type === 'pickup');
+      if (pickups.length > 0) {
+        const payload = JSON.stringify(pickups.map((s) => ({ parcel_id: s.parcelId, time: s.time })));
+        await db.execute(sql`
+          update ${parcels} p set picked_up_at = least(p.picked_up_at, s.time)
+          from (select parcel_id, min(time) as time
+                from json_to_recordset(${payload}::json) as r(parcel_id text, time timestamptz)
+                group by parcel_id) s
+          where p.parcel_id = s.parcel_id`);
+      }
+      for (const [shipmentId, time] of earliest(pickups)) {
+        const at = time.toISOString();
+        await db
+          .update(shipments)
+          .set({
+            pickedUpAt: sql`least(${shipments.pickedUpAt}, ${at}::timestamptz)`,
+            pickupDate: sql`(least(${shipments.pickedUpAt}, ${at}::timestamptz) at time zone 'Europe/Oslo')::date`,
+            version: sql`${shipments.version} + 1`,
+          })
+          .where(eq(shipments.id, shipmentId));
+      }
+      for (const [shipmentId, time] of earliest(scans.filter((s) => s.type === 'delivery'))) {
+        await db
+          .update(shipments)
+          .set({ deliveredAt: sql`least(${shipments.deliveredAt}, ${time.toISOString()}::timestamptz)` })
+          .where(eq(shipments.id, shipmentId));
+      }
     },
   };
+}
+
+/** The earliest time per shipment. */
+function earliest(scans: readonly { shipmentId: string; time: Date }[]): Map<string, Date> {
+  const first = new Map<string, Date>();
+  for (const s of scans) {
+    const t = first.get(s.shipmentId);
+    if (!t || s.time < t) first.set(s.shipmentId, s.time);
+  }
+  return first;
 }

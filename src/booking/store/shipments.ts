@@ -5,7 +5,8 @@ import { parcelSerial, parcels, shipmentSerial, shipments } from '../tables';
 export type ShipmentRow = typeof shipments.$inferSelect;
 export type NewShipmentRow = typeof shipments.$inferInsert;
 export type ParcelRow = typeof parcels.$inferSelect;
-export type ParcelValues = Omit<ParcelRow, 'shipmentId'>;
+/** A parcel as booking writes it (the pickup time is written by scans only). */
+export type ParcelValues = Omit<ParcelRow, 'shipmentId' | 'pickedUpAt'>;
 
 const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;
 
