@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
-import { settings } from '../db/tables';
+
 import type { Scope } from './access';
-import { apiKeys } from './tables';
+import { apiKeys, settings } from './tables';
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 

@@ -16,3 +16,10 @@ export const apiKeys = pgTable(
   },
   (t) => [index('api_keys_created_at_idx').on(t.createdAt)],
 );
+
+/** Installation-wide values every process must agree on (e.g. the access-token signing secret). */
+export const settings = pgTable('settings', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});

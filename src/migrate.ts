@@ -1,6 +1,6 @@
 // `npm run migrate`: applies the migrations and loads the shipped reference data, then exits.
-import { loadConfig } from '../config';
-import { openConfiguredDatabase, prepareDatabase } from '../prepare';
+import { loadConfig } from './config';
+import { openConfiguredDatabase, prepareDatabase } from './prepare';
 
 const config = loadConfig();
 const database = await openConfiguredDatabase(config);
