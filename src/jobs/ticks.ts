@@ -25,11 +25,12 @@ export class TickTaken extends Error {
 }
 
 /**
- * The tick a firing belongs to: its scheduled second. Every host's cron fires a few milliseconds
- * after the same second; rounding to the nearest second gives them all the same tick even with
- * clocks half a second apart.
+ * The tick a firing belongs to: its scheduled time, the same on every host however late its event
+ * loop got to it — the last occurrence up to now, or half a second ahead, for a host whose timer
+ * fired a moment early.
  */
-export const tickOf = (firedAt: Date) => new Date(Math.round(firedAt.getTime() / 1000) * 1000);
+export const scheduledTick = (cron: Cron, firedAt: Date): Date =>
+  cron.previousRuns(1, new Date(firedAt.getTime() + 500))[0] ?? firedAt;
 
 /**
  * Claims a tick inside the job's own transaction: inserts its row, or throws `TickTaken` when the
@@ -76,8 +77,8 @@ export interface OncePerTickOptions<T> {
 export function scheduleOncePerTick<T>(options: OncePerTickOptions<T>): ScheduledJob {
   const { job, holder, log } = options;
   let running: Promise<void> | null = null;
-  const cron = new Cron(options.expression, { timezone: OSLO, protect: true }, () => {
-    const tick = tickOf(new Date());
+  const cron = new Cron(options.expression, { timezone: OSLO, protect: true }, (self: Cron) => {
+    const tick = scheduledTick(self, new Date());
     const task = options
       .run(tick, (tx) => claimTick(tx, job, tick, holder))
       .then(
