@@ -111,7 +111,7 @@ export function createGrantLimiter(options: { perMinute: number; store: PointSto
 }
 
 /** The shared store on PostgreSQL, insured by a per-process count while the database is away. */
-function sharedStore(db: Db, perMinute: number): PointStore {
+export function sharedPointStore(db: Db, perMinute: number): PointStore {
   return new RateLimiterDrizzle({
     storeClient: db,
     schema: rateLimits,
@@ -134,7 +134,7 @@ function sharedStore(db: Db, perMinute: number): PointStore {
  */
 export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: RateLimitOptions) => {
   const store: PointStore = opts.shared
-    ? sharedStore(opts.shared, opts.perMinute)
+    ? sharedPointStore(opts.shared, opts.perMinute)
     : new RateLimiterMemory({ points: opts.perMinute, duration: WINDOW_SECONDS });
   const limiter = createGrantLimiter({ perMinute: opts.perMinute, store });
   const limit = String(opts.perMinute);
