@@ -24,9 +24,11 @@ const RATE_LIMIT = 2400; // per key per minute, for the whole fleet
 const TICK_SECONDS = 5;
 const CLIENTS = 3;
 const THINK_MS = 150; // between one client's bookings: keeps the webhook backlog a few minutes' work
-const LOAD_MS = 36_000;
+const LOAD_MS = 50_000;
 const KILL_AT_MS = 10_000;
 const RESTART_AT_MS = 20_000;
+const DRAIN_AT_MS = 32_000; // a graceful restart (SIGTERM) of another host: no client may notice it
+const DRAINED = 2; // 127.0.0.4
 const CUSTOMER = '7001';
 
 const started = Date.now();
@@ -174,7 +176,8 @@ async function main(): Promise<void> {
     KOLLI_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
     // An idempotency claim of a killed request is taken over after this (the lease is the timeout).
     KOLLI_REQUEST_TIMEOUT_MS: '5000',
-    KOLLI_SHUTDOWN_DRAIN_MS: '1000',
+    // Longer than HAProxy needs to see /readyz fail (inter 500ms, fall 2).
+    KOLLI_SHUTDOWN_DRAIN_MS: '2000',
   });
   const startHost = (i: number) => {
     const address = HOSTS[i] ?? '';
@@ -235,7 +238,8 @@ async function main(): Promise<void> {
         // A request that never reached a host, or whose host died before answering, goes to another
         // host: safe for reads and for bookings that carry an Idempotency-Key, so POSTs without one
         // are only retried when the connection failed.
-        '  retry-on conn-failure empty-response response-timeout',
+        // 503: a host that is closing (or has lost its database) answered without doing anything.
+        '  retry-on conn-failure empty-response response-timeout 503',
         'frontend stats',
         `  bind 127.0.0.1:${statsPort}`,
         '  stats enable',
@@ -263,9 +267,7 @@ async function main(): Promise<void> {
       async () => Object.values(await lbStatus()).filter((s) => s === 'UP').length === 3,
       30_000,
     );
-    say(
-      `HAProxy ${execFileSync('haproxy', ['-v']).toString().split('\n')[0]}: ${JSON.stringify(await lbStatus())}`,
-    );
+    say(`${execFileSync('haproxy', ['-v']).toString().split('\n')[0]}: ${JSON.stringify(await lbStatus())}`);
 
     // --- webhook receiver on loopback -----------------------------------------------------------
     const secret = `whsec_${randomBytes(24).toString('base64')}`;
@@ -334,6 +336,7 @@ async function main(): Promise<void> {
     const loadStart = Date.now();
     let killedAt = Number.POSITIVE_INFINITY;
     let restartedAt = Number.POSITIVE_INFINITY;
+    let drainedAt = Number.POSITIVE_INFINITY;
     const acked = new Map<string, string>(); // reference → ShipmentId
     const abandoned: string[] = [];
     const attemptsLog: (Answer & { ref: string; try: number })[] = [];
@@ -419,6 +422,21 @@ async function main(): Promise<void> {
         90_000,
       );
       say(`HAProxy: ${JSON.stringify(await lbStatus())}`);
+      // A graceful restart of another host under the same load: SIGTERM drains it first.
+      await sleep(Math.max(0, DRAIN_AT_MS - (Date.now() - loadStart)));
+      drainedAt = Date.now();
+      say(`SIGTERM to host h${DRAINED + 1} (${HOSTS[DRAINED]})`);
+      await end(hosts[DRAINED]);
+      say(
+        `host h${DRAINED + 1} exited after ${Date.now() - drainedAt} ms; HAProxy: ${JSON.stringify(await lbStatus())}`,
+      );
+      startHost(DRAINED);
+      await waitUntil(
+        'the drained host back in HAProxy',
+        async () => (await lbStatus())[`h${DRAINED + 1}`] === 'UP',
+        90_000,
+      );
+      say(`HAProxy: ${JSON.stringify(await lbStatus())}`);
     })();
     await Promise.all([...Array.from({ length: CLIENTS }, (_, c) => client(c)), chaos]);
     const loadMs = Date.now() - loadStart;
@@ -470,6 +488,12 @@ async function main(): Promise<void> {
       return m;
     }, {});
     say(`requests per host: ${JSON.stringify(served)}`);
+    const duringDrain = attemptsLog.filter((a) => a.t1 >= drainedAt && a.t0 <= drainedAt + 2000);
+    check(
+      'a graceful restart (SIGTERM) fails no request',
+      Number.isFinite(drainedAt) && duringDrain.every((a) => a.status === 200 || a.status === 201),
+      `${duringDrain.length} requests answered in the 2 s drain, ${duringDrain.filter((a) => a.server === `h${DRAINED + 1}`).length} of them by the draining host, ${duringDrain.filter((a) => a.status !== 200 && a.status !== 201).length} failed`,
+    );
 
     // --- revocation seen everywhere within 5 s --------------------------------------------------
     const revoked = await newKey(['price']);
