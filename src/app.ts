@@ -143,6 +143,8 @@ export interface AppDeps {
   services?: Services;
   /** Extra routes (tests register a route that throws, for the 500 answer). */
   extraRoutes?: (app: FastifyInstance) => void;
+  /** True once the process is shutting down: `/readyz` answers 503 so the balancer drains it. */
+  draining?: () => boolean;
 }
 
 /**
@@ -300,7 +302,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(authPlugin, { auth: services.auth });
   // After authentication, so the limit is per key; the token endpoint is limited per address.
-  await app.register(rateLimitPlugin, { perMinute: config.rateLimitPerMinute });
+  await app.register(rateLimitPlugin, {
+    perMinute: config.rateLimitPerMinute,
+    shared: database.kind === 'postgres' ? database.db : null,
+  });
 
   // After authentication and the rate limit, which every request goes through, replayed or not.
   await app.register(answerCache, {
@@ -334,6 +339,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       },
     },
     async (request, reply) => {
+      if (deps.draining?.()) return sendProblem(reply, 503, { detail: 'The server is shutting down.' });
       try {
         await database.ping();
         return { status: 'ready' };

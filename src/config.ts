@@ -29,6 +29,8 @@ const ConfigSchema = Type.Object({
   webhookConcurrency: Type.Integer({ minimum: 1, maximum: 1000 }),
   webhookRetentionDays: Type.Integer({ minimum: 1, maximum: 3650 }),
   invoiceCron: Type.Union([Type.String({ minLength: 9 }), Type.Null()]),
+  /** After SIGTERM, how long `/readyz` answers 503 while requests are still served (the balancer drains). */
+  shutdownDrainMs: Type.Integer({ minimum: 0, maximum: 120_000 }),
 });
 
 export type Config = Readonly<Static<typeof ConfigSchema>>;
@@ -69,6 +71,8 @@ export function loadConfig(env: Env = process.env): Config {
     webhookConcurrency: int(env.KOLLI_WEBHOOK_CONCURRENCY, 32),
     webhookRetentionDays: int(env.KOLLI_WEBHOOK_RETENTION_DAYS, 30),
     invoiceCron: blank(env.KOLLI_INVOICE_CRON) ?? null,
+    // Behind a balancer (PostgreSQL: a fleet), long enough for its health checks to see the 503.
+    shutdownDrainMs: int(env.KOLLI_SHUTDOWN_DRAIN_MS, blank(env.DATABASE_URL) ? 5000 : 0),
   };
   if (!Value.Check(ConfigSchema, candidate)) {
     const problems = [...Value.Errors(ConfigSchema, candidate)].map(

@@ -4,6 +4,7 @@ import type { SandboxCredentials } from './admin/sandbox';
 import { buildApp, createServices } from './app';
 import { type Config, loadConfig } from './config';
 import { scheduleInvoicing } from './invoicing/scheduled';
+import { processName } from './jobs/ticks';
 import { openConfiguredDatabase, prepareDatabase } from './prepare';
 import { startWebhookWorker, workerSettings } from './webhooks/worker';
 
@@ -30,7 +31,8 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
     const { sandbox } = await prepareDatabase(database, config, services);
     if (sandbox) announceSandbox(sandbox, config);
   }
-  const app = await buildApp({ config, database, services });
+  let draining = false;
+  const app = await buildApp({ config, database, services, draining: () => draining });
   // Webhook deliveries run in every server process unless KOLLI_WEBHOOK_WORKER=0 (then `npm run worker`).
   const worker = config.webhookWorker
     ? startWebhookWorker({
@@ -40,13 +42,26 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
       })
     : null;
   const invoicing = config.invoiceCron
-    ? scheduleInvoicing(services.invoicing, config.invoiceCron, app.log)
+    ? scheduleInvoicing(
+        services.invoicing,
+        config.invoiceCron,
+        app.log,
+        undefined,
+        processName(`${config.host}:${config.port}`),
+      )
     : null;
-  closeWithGrace({ delay: 10_000 }, async ({ err, signal }) => {
+  closeWithGrace({ delay: config.shutdownDrainMs + 20_000 }, async ({ err, signal }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
     else app.log.info({ signal }, 'shutting down');
-    invoicing?.stop();
-    await worker?.stop(4_000); // no new claims; attempts in flight get a moment to finish
+    // /readyz answers 503 first, so the balancer takes this host out while it still serves; no new
+    // ticks (a run in progress commits or rolls back); no new webhook claims, and the attempts in
+    // flight (10 s send timeout) finish and are recorded.
+    draining = true;
+    await Promise.all([
+      invoicing?.stop(),
+      worker?.stop(11_000),
+      new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs)),
+    ]);
     await app.close(); // stops accepting, lets in-flight requests finish
     await database.close();
   });

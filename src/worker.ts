@@ -32,10 +32,10 @@ async function main(): Promise<void> {
   const engine = createDeliveryEngine({ db: database.db, allowPrivate: config.webhookAllowPrivate });
   const worker = startWebhookWorker({ engine, ...workerSettings(config, database), log });
   log.info({ owner: engine.owner, database: database.kind }, 'webhook worker started');
-  closeWithGrace({ delay: 10_000 }, async ({ err, signal }) => {
+  closeWithGrace({ delay: 15_000 }, async ({ err, signal }) => {
     if (err) log.error({ err }, 'webhook worker stopping after an error');
     else log.info({ signal }, 'webhook worker stopping');
-    await worker.stop(8_000);
+    await worker.stop(11_000); // claimed attempts finish (10 s send timeout) and are recorded
     engine.close();
     await database.close();
   });

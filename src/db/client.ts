@@ -63,6 +63,9 @@ function openPostgres(url: string, max: number): Database {
   const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5000 });
   // An idle client whose server went away emits 'error'; the pool drops it and reconnects later.
   pool.on('error', () => {});
+  // A checked-out client whose session ends (server restart, pg_terminate_backend, failover) emits
+  // 'error' too, with no pool listener: without one the process would crash. Its query rejects anyway.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = drizzlePg(pool) as unknown as Db;
   return {
     db,

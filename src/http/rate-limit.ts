@@ -1,42 +1,154 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import fp from 'fastify-plugin';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterDrizzle, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Db } from '../db/client';
 import { sendProblem } from './problem';
+import { rateLimits } from './rate-limit-tables';
 
 export interface RateLimitOptions {
   /** Requests per key (or, without one, per address) per minute. */
   perMinute: number;
+  /**
+   * The database every process of the fleet shares (PostgreSQL): the counts live there, so the limit
+   * holds for the fleet as a whole. Null counts in this process alone (the embedded database, which
+   * one process owns).
+   */
+  shared: Db | null;
 }
 
 const WINDOW_SECONDS = 60;
 
-/**
- * Per-key rate limiting (CONTRACT §3): a fixed one-minute window per API key, or per address for the
- * token endpoint, counted by `rate-limiter-flexible`. An exhausted key gets 429 with `Retry-After`;
- * every answer carries `X-RateLimit-Limit`, `-Remaining` and `-Reset` (seconds).
- *
- * It runs as an `onRequest` hook after authentication, so it knows the key, and with one promise per
- * request: `@fastify/rate-limit` awaited four times per request on the hottest routes and cost about a
- * third of a replayed price answer's throughput (docs/operations.md).
- */
-export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: RateLimitOptions) => {
-  const limiter = new RateLimiterMemory({ points: opts.perMinute, duration: WINDOW_SECONDS });
-  const limit = String(opts.perMinute);
+/** The part of a `rate-limiter-flexible` limiter the grants use. */
+export interface PointStore {
+  consume(key: string, points: number): Promise<RateLimiterRes>;
+}
 
-  function setHeaders(reply: FastifyReply, res: RateLimiterRes) {
-    reply
-      .header('x-ratelimit-limit', limit)
-      .header('x-ratelimit-remaining', res.remainingPoints)
-      .header('x-ratelimit-reset', Math.ceil(res.msBeforeNext / 1000));
+/** What one request is told. `resetMs` counts down to the end of the shared window. */
+export interface Decision {
+  allowed: boolean;
+  remaining: number;
+  resetMs: number;
+}
+
+interface Grant {
+  /** Points this process took from the shared count and has not used yet. */
+  left: number;
+  /** What the shared count had left right after this process took its points. */
+  shared: number;
+  /** When the shared window ends (this process's clock). */
+  resetAt: number;
+}
+
+/**
+ * The points one process takes from the shared count at a time: 1 % of the limit. Points are only
+ * ever granted out of the shared count, so the fleet never admits more than the limit in a window;
+ * points a process took and did not use before the window ends are lost, so a key may be refused up
+ * to (processes × 1 %) of the limit early.
+ */
+export const grantSize = (perMinute: number) => Math.max(1, Math.ceil(perMinute / 100));
+
+/**
+ * A limiter that counts in a shared store in batches: a process takes `grant` points at a time
+ * (one store round trip) and hands them out from memory, so most requests cost no round trip and
+ * no promise. Every grant comes out of the shared count atomically (the store's upsert), so the
+ * fleet together never exceeds `perMinute` in a window; `Retry-After` comes from the shared window.
+ */
+export function createGrantLimiter(options: { perMinute: number; store: PointStore; grant?: number }) {
+  const { perMinute, store } = options;
+  const grant = options.grant ?? grantSize(perMinute);
+  const grants = new Map<string, Grant>();
+  const pending = new Map<string, Promise<void>>();
+
+  function local(key: string, now: number): Decision | null {
+    const g = grants.get(key);
+    if (!g || now >= g.resetAt) return null;
+    if (g.left > 0) {
+      g.left -= 1;
+      return { allowed: true, remaining: g.shared + g.left, resetMs: g.resetAt - now };
+    }
+    // Nothing left here and nothing left in the shared count: refused until the window ends.
+    if (g.shared === 0) return { allowed: false, remaining: 0, resetMs: g.resetAt - now };
+    return null;
   }
 
-  function refuse(reply: FastifyReply, done: HookHandlerDoneFunction, res: unknown) {
-    // The limiter rejects with its result when the key is exhausted, with an Error when it fails.
-    if (!(res instanceof RateLimiterRes)) return done(res instanceof Error ? res : new Error(String(res)));
-    setHeaders(reply, res);
-    const seconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-    reply.header('retry-after', seconds);
-    sendProblem(reply, 429, { detail: `Rate limit exceeded; retry in ${seconds} seconds.` });
+  function reserve(key: string): Promise<void> {
+    const running = pending.get(key);
+    if (running) return running;
+    const started = Date.now();
+    const settle = (res: unknown) => {
+      // The store rejects with its result when the count went over the limit, with an Error when it
+      // failed (there is an in-memory insurance, so it rarely does).
+      if (!(res instanceof RateLimiterRes)) throw res instanceof Error ? res : new Error(String(res));
+      // The store adds the whole request atomically; what was left before it is what we may take.
+      const before = res.consumedPoints - grant;
+      const granted = Math.min(grant, Math.max(0, perMinute - before));
+      if (grants.size > 10_000) {
+        for (const [k, g] of grants) if (g.resetAt <= started) grants.delete(k);
+      }
+      grants.set(key, {
+        left: granted,
+        shared: Math.max(0, perMinute - res.consumedPoints),
+        resetAt: started + Math.max(1, res.msBeforeNext),
+      });
+    };
+    const task = store
+      .consume(key, grant)
+      .then(settle, settle)
+      .finally(() => pending.delete(key));
+    pending.set(key, task);
+    return task;
+  }
+
+  /** A decision now when this process holds points for the key, else a promise of one. */
+  function take(key: string): Decision | Promise<Decision> {
+    const now = Date.now();
+    const decided = local(key, now);
+    if (decided) return decided;
+    return reserve(key).then(() => take(key));
+  }
+
+  return { take, grant };
+}
+
+/** The shared store on PostgreSQL, insured by a per-process count while the database is away. */
+export function sharedPointStore(db: Db, perMinute: number): PointStore {
+  return new RateLimiterDrizzle({
+    storeClient: db,
+    schema: rateLimits,
+    keyPrefix: 'rl',
+    points: perMinute,
+    duration: WINDOW_SECONDS,
+    insuranceLimiter: new RateLimiterMemory({ points: perMinute, duration: WINDOW_SECONDS }),
+  });
+}
+
+/**
+ * Per-key rate limiting (CONTRACT §3): a fixed one-minute window per API key, or per address for the
+ * token endpoint, counted by `rate-limiter-flexible`. With PostgreSQL the count is shared by every
+ * process of the fleet (`rate_limits`), taken in grants of 1 % of the limit (`createGrantLimiter`);
+ * on the embedded database it is counted in memory. An exhausted key gets 429 with `Retry-After`;
+ * every answer carries `X-RateLimit-Limit`, `-Remaining` and `-Reset` (seconds).
+ *
+ * It runs as an `onRequest` hook after authentication, so it knows the key; a request that finds
+ * points in this process's grant is decided synchronously (docs/operations.md: the price ratio).
+ */
+export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: RateLimitOptions) => {
+  const store: PointStore = opts.shared
+    ? sharedPointStore(opts.shared, opts.perMinute)
+    : new RateLimiterMemory({ points: opts.perMinute, duration: WINDOW_SECONDS });
+  const limiter = createGrantLimiter({ perMinute: opts.perMinute, store });
+  const limit = String(opts.perMinute);
+
+  function answer(reply: FastifyReply, done: HookHandlerDoneFunction, d: Decision) {
+    const seconds = Math.ceil(d.resetMs / 1000);
+    reply
+      .header('x-ratelimit-limit', limit)
+      .header('x-ratelimit-remaining', d.remaining)
+      .header('x-ratelimit-reset', seconds);
+    if (d.allowed) return done();
+    const retry = Math.max(1, seconds);
+    reply.header('retry-after', retry);
+    sendProblem(reply, 429, { detail: `Rate limit exceeded; retry in ${retry} seconds.` });
   }
 
   app.addHook('onRequest', (request: FastifyRequest, reply, done) => {
@@ -44,12 +156,11 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: RateLimitOp
     // Public reads (health, docs, metrics) are not limited; the token endpoint is, per address.
     if (request.is404 || (config.public && request.routeOptions.url !== '/oauth/token')) return done();
     const key = request.account ? `key:${request.account.keyId}` : `ip:${request.ip}`;
-    limiter.consume(key).then(
-      (res) => {
-        setHeaders(reply, res);
-        done();
-      },
-      (res: unknown) => refuse(reply, done, res),
+    const decided = limiter.take(key);
+    if (!(decided instanceof Promise)) return answer(reply, done, decided);
+    decided.then(
+      (d) => answer(reply, done, d),
+      (err: unknown) => done(err instanceof Error ? err : new Error(String(err))),
     );
   });
 });

@@ -180,9 +180,11 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
     /**
      * An invoicing run: every picked-up, not yet invoiced shipment picked up on or before `toDate`
      * is invoiced to its payer, one invoice per payer, numbered without gaps. All or nothing: the
-     * run is one transaction, and runs follow one another on the invoice-number lock.
+     * run is one transaction, and runs follow one another on the invoice-number lock. `first` runs
+     * first inside that transaction (the scheduler claims its tick there, so run and tick commit
+     * together; it throws to give the run up).
      */
-    async run(input: { ToDate?: string }): Promise<RunResult> {
+    async run(input: { ToDate?: string }, first?: (tx: Tx) => Promise<void>): Promise<RunResult> {
       const v = new Violations();
       const toDate = dateField('ToDate', input.ToDate, v);
       v.throwIfAny();
@@ -191,6 +193,7 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
       // Read before the transaction: every read inside it goes through the transaction itself.
       const rules = await deps.catalog.rules();
       return db.transaction(async (tx) => {
+        await first?.(tx);
         const store = createInvoicingStore(tx);
         let last = await store.lockNumbers();
         const runId = await store.insertRun('run', toDate);
