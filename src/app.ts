@@ -21,6 +21,7 @@ import { type CustomerService, createCustomerService } from './customers/service
 import type { Database } from './db/client';
 import { answerCache } from './http/answer-cache';
 import { installErrorHandling } from './http/errors';
+import { serializeError } from './http/faults';
 import { installJsonBodyParser } from './http/json-body';
 import { metricsPlugin } from './http/metrics';
 import { sendProblem } from './http/problem';
@@ -133,6 +134,8 @@ export interface AppDeps {
   services?: Services;
   /** Extra routes (tests register a route that throws, for the 500 answer). */
   extraRoutes?: (app: FastifyInstance) => void;
+  /** Where the log goes instead of stdout (tests read it). */
+  logStream?: NodeJS.WritableStream;
 }
 
 /**
@@ -181,7 +184,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const logger: FastifyServerOptions['logger'] =
     config.logLevel === 'silent'
       ? false
-      : { level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' } };
+      : {
+          level: config.logLevel,
+          redact: { paths: REDACT, censor: '[redacted]' },
+          // Errors without query parameters or stored values (http/faults.ts).
+          serializers: { err: serializeError },
+          ...(deps.logStream ? { stream: deps.logStream } : {}),
+        };
 
   const app = Fastify({
     logger,
@@ -308,6 +317,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         return { status: 'ready' };
       } catch (err) {
         request.log.warn({ err }, 'database not reachable');
+        reply.header('retry-after', '5');
         return sendProblem(reply, 503, { detail: 'The database is not reachable.' });
       }
     },

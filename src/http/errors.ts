@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { DomainError } from '../lib/errors';
+import { isDatabaseUnavailable } from './faults';
 import { sendDomainError, sendProblem } from './problem';
 import { validationErrors } from './validation';
 
@@ -23,6 +24,9 @@ const FRAMEWORK_ERRORS: Record<string, { status: number; field?: string; message
     message: 'The Content-Length does not match the body.',
   },
 };
+
+/** `Retry-After` of a 503 while the database is unreachable, in seconds. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /** How much of a refused body is read and dropped before answering, at most. */
 const DRAIN_MAX_BYTES = 64 * 1024 * 1024;
@@ -76,6 +80,12 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     if (error instanceof SyntaxError && error.statusCode === 400) {
       return sendProblem(reply, 400, { errors: { request: ['The request body is not valid JSON.'] } });
+    }
+    if (isDatabaseUnavailable(error)) {
+      // An outage, not a bug: the client may try again (CONTRACT §4).
+      request.log.warn({ err: error }, 'database unavailable');
+      reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
+      return sendProblem(reply, 503, { detail: 'The database is not reachable; try again shortly.' });
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
