@@ -141,6 +141,9 @@ export function createAuthService(deps: { db: Db; config: Config }) {
 
     listKeys: async () => (await store.listKeys()).map(view),
 
+    /** True when a stored, unrevoked key has the `admin` scope (KOLLI_ADMIN_KEY aside). */
+    hasStoredAdminKey: () => store.hasActiveAdminKey(),
+
     async revokeKey(id: string): Promise<void> {
       if (!(await store.revokeKey(id))) throw notFound(`API key ${id}`);
       byHash.clear();
