@@ -197,6 +197,15 @@ describe('unpaired surrogates and bytes that are not UTF-8', () => {
     expect(errorsOf(res).fromZip).toContain('The fromZip field must be valid UTF-8 text.');
   });
 
+  test('a field named like an Object.prototype member is named, not looked up', async () => {
+    const res = await ctx.app.inject({
+      url: '/healthz?constructor=%C0%AF&__proto__=%ED%A0%80',
+      headers: bearer(key),
+    });
+    expectProblem(res, 400);
+    expect(Object.keys(errorsOf(res)).sort()).toEqual(['__proto__', 'constructor']);
+  });
+
   test('an escaped percent sign is text, not a bad escape', async () => {
     const res = await ctx.app.inject({ url: '/v1/pickuppoints?postalCode=%25ED%25A0', headers: bearer(key) });
     expect(JSON.stringify(errorsOf(res))).not.toMatch(/UTF-8/);

@@ -32,13 +32,14 @@ export function bindRouteInput(route: RouteOptions): void {
       }),
     ];
     if (bad.length === 0) return done();
-    const errors: Record<string, string[]> = {};
+    // A Map: field names are the client's (`constructor`, `__proto__`), not to be looked up on an object.
+    const errors = new Map<string, string[]>();
     for (const [field, message] of bad) {
-      const list = errors[field] ?? [];
+      const list = errors.get(field) ?? [];
       if (!list.includes(message)) list.push(message);
-      errors[field] = list;
+      errors.set(field, list);
     }
-    done(new ValidationFailed(errors));
+    done(new ValidationFailed(Object.fromEntries(errors)));
   };
   route.preValidation = [...asList(route.preValidation), hook];
 }
