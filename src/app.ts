@@ -21,7 +21,7 @@ import { type CustomerService, createCustomerService } from './customers/service
 import type { Database } from './db/client';
 import { answerCache } from './http/answer-cache';
 import { installErrorHandling } from './http/errors';
-import { serializeError } from './http/faults';
+import { serializeError, surviveLostConnections } from './http/faults';
 import { installJsonBodyParser } from './http/json-body';
 import { metricsPlugin } from './http/metrics';
 import { sendProblem } from './http/problem';
@@ -181,6 +181,7 @@ const REDACT = [
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database } = deps;
   const services = deps.services ?? createServices(database, config);
+  surviveLostConnections(database);
   const logger: FastifyServerOptions['logger'] =
     config.logLevel === 'silent'
       ? false

@@ -46,6 +46,24 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   return isDatabaseUnavailable(e.cause, depth + 1);
 }
 
+type Emitter = { on(event: string, listener: (...args: unknown[]) => void): unknown };
+
+/**
+ * Keeps a lost database connection from crashing the process. node-postgres's pool listens for
+ * errors only on idle clients; a client checked out (a transaction between two statements) whose
+ * server goes away emits `error` with no listener, an uncaught exception. With this listener the
+ * error is dropped there: the statement that next uses the client fails (a 503, see
+ * `isDatabaseUnavailable`) and the pool discards the client when it is released.
+ *
+ * It belongs with the pool in `src/db/client.ts` (`pool.on('connect', …)`); it is here, reaching the
+ * pool through Drizzle's `$client`, until that file can take it.
+ */
+export function surviveLostConnections(database: { kind: string; db: unknown }): void {
+  if (database.kind !== 'postgres') return;
+  const pool = (database.db as { $client?: Emitter }).$client;
+  pool?.on('connect', (client) => (client as Emitter).on('error', () => {}));
+}
+
 /** What of a PostgreSQL error may be logged: where and why, never the values. */
 const SAFE_FIELDS = ['code', 'severity', 'routine', 'table', 'column', 'constraint', 'schema'] as const;
 

@@ -3,12 +3,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, inject, test } from 'vitest';
 import { buildApp, createServices } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { type Database, openDatabase } from '../../src/db/client';
+import { isDatabaseUnavailable } from '../../src/http/faults';
 import { osloBergenBooking } from '../factories';
 
 // CONTRACT §4 and §13: PostgreSQL unreachable (stopped, restarting, refusing connections) answers
@@ -114,8 +116,9 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
   if (!url) return;
   await app?.close();
-  await database?.close();
   await proxy?.close();
+  // Bounded: a pool whose server went away must not hold the run up.
+  await Promise.race([database?.close(), new Promise((r) => setTimeout(r, 5000))]);
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   await admin.query(`drop database if exists ${databaseName} with (force)`);
@@ -251,4 +254,36 @@ test.skipIf(!url)(
     }
   },
   60_000,
+);
+
+test.skipIf(!url)(
+  'a connection lost inside a transaction fails that transaction with an outage, and does not crash the process',
+  async () => {
+    const uncaught: unknown[] = [];
+    const onUncaught = (err: unknown) => uncaught.push(err);
+    process.on('uncaughtException', onUncaught);
+    try {
+      const outcome = await database.db
+        .transaction(async (tx) => {
+          await tx.execute(sql`select 1`);
+          // Between two statements the client is checked out and idle: the pool does not listen to it.
+          await proxy.cut();
+          await new Promise((r) => setTimeout(r, 300));
+          await tx.execute(sql`select 1`);
+        })
+        .then(
+          () => 'committed',
+          (err: unknown) => err,
+        );
+      expect(outcome).not.toBe('committed');
+      expect(isDatabaseUnavailable(outcome), String(outcome)).toBe(true);
+      expect(uncaught).toEqual([]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+      await proxy.listen();
+    }
+    // And the pool serves again.
+    await database.ping();
+  },
+  30_000,
 );
