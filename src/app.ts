@@ -21,19 +21,19 @@ import { customerRoutes } from './customers/routes';
 import { type CustomerService, createCustomerService } from './customers/service';
 import type { Database } from './db/client';
 import { answerCache } from './http/answer-cache';
-import { compileBinder, compileQueryBinder, fieldsWithNul } from './http/binding';
 import { installErrorHandling } from './http/errors';
+import { serializeError } from './http/faults';
+import { installJsonBodyParser } from './http/json-body';
 import { metricsPlugin } from './http/metrics';
 import { sendProblem } from './http/problem';
 import { rateLimitPlugin } from './http/rate-limit';
-import { asList } from './http/route-hooks';
+import { bindRouteInput, frameworkErrors } from './http/route-input';
 import { ProblemSchema } from './http/schemas';
 import { securityHeaders } from './http/security-headers';
 import { bodyAjv, textAjv } from './http/validation';
 import { invoicingRoutes } from './invoicing/routes';
 import { createInvoicingService, type InvoicingService } from './invoicing/service';
 import { labelRoutes } from './labels/routes';
-import { ValidationFailed } from './lib/errors';
 import { listingRoutes } from './listing/routes';
 import { createListingService, type ListingService } from './listing/service';
 import { operationsRoutes } from './operations/routes';
@@ -145,6 +145,8 @@ export interface AppDeps {
   extraRoutes?: (app: FastifyInstance) => void;
   /** True once the process is shutting down: `/readyz` answers 503 so the balancer drains it. */
   draining?: () => boolean;
+  /** Where the log goes instead of stdout (tests read it). */
+  logStream?: NodeJS.WritableStream;
 }
 
 /**
@@ -193,7 +195,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const logger: FastifyServerOptions['logger'] =
     config.logLevel === 'silent'
       ? false
-      : { level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' } };
+      : {
+          level: config.logLevel,
+          redact: { paths: REDACT, censor: '[redacted]' },
+          // Errors without query parameters or stored values (http/faults.ts).
+          serializers: { err: serializeError },
+          ...(deps.logStream ? { stream: deps.logStream } : {}),
+        };
 
   const app = Fastify({
     logger,
@@ -211,6 +219,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     ajv: { customOptions: { allErrors: true } },
+    // A path that is not UTF-8 (a percent-escaped surrogate) as a problem naming its parameter.
+    frameworkErrors,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(({ schema, httpPart }) =>
@@ -218,6 +228,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
   app.addSchema(ProblemSchema);
   installErrorHandling(app);
+  installJsonBodyParser(app);
 
   // Security headers (helmet's, computed once) and the request id, on every answer. API answers get
   // the set OWASP recommends for REST services; the HTML-only headers go to the docs page alone.
@@ -230,38 +241,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done();
   });
 
-  // Case-insensitive JSON properties and query parameters, and indexed lists in query strings (see
-  // http/binding.ts), compiled per route.
+  // Case-insensitive JSON properties and query parameters, indexed lists in query strings, and text
+  // that cannot be stored refused as a 400 naming its field (see http/route-input.ts), per route.
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith('/docs')) {
       route.config = { ...route.config, public: true, page: true };
       return;
     }
-    const schema = route.schema as { body?: object; querystring?: object; params?: object } | undefined;
-    if (!schema?.body && !schema?.querystring && !schema?.params) return;
-    const bindBody = compileBinder(schema.body);
-    const bindQuery = compileQueryBinder(schema.querystring);
-    // A callback hook: it runs on every request with input, and needs no promise.
-    const hook = (
-      request: { body: unknown; query: unknown; params: unknown },
-      _reply: unknown,
-      done: (err?: Error) => void,
-    ) => {
-      if (schema.body) request.body = bindBody(request.body);
-      if (schema.querystring) request.query = bindQuery(request.query);
-      const nul = [
-        ...fieldsWithNul(request.body),
-        ...fieldsWithNul(request.query),
-        ...fieldsWithNul(request.params),
-      ];
-      if (nul.length === 0) return done();
-      done(
-        new ValidationFailed(
-          Object.fromEntries(nul.map((f) => [f, ['The field must not contain NUL characters.']])),
-        ),
-      );
-    };
-    route.preValidation = [...asList(route.preValidation), hook];
+    bindRouteInput(route);
   });
 
   await app.register(underPressure, {
@@ -345,6 +332,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         return { status: 'ready' };
       } catch (err) {
         request.log.warn({ err }, 'database not reachable');
+        reply.header('retry-after', '5');
         return sendProblem(reply, 503, { detail: 'The database is not reachable.' });
       }
     },

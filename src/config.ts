@@ -91,3 +91,17 @@ export function loadConfig(env: Env = process.env): Config {
 }
 
 export const isProduction = (config: Config) => config.nodeEnv === 'production';
+
+/**
+ * Why the server must not start, or null: in production, an installation that nobody can
+ * administer (no `KOLLI_ADMIN_KEY`, no stored admin key) is a mistake, not a state. One line, saying
+ * what to set. `hasStoredAdminKey` is asked only when it matters.
+ */
+export async function startProblem(
+  config: Config,
+  hasStoredAdminKey: () => Promise<boolean>,
+): Promise<string | null> {
+  if (!isProduction(config) || config.adminKey) return null;
+  if (await hasStoredAdminKey()) return null;
+  return 'Refusing to start: NODE_ENV=production without KOLLI_ADMIN_KEY and without a stored admin API key; set KOLLI_ADMIN_KEY to a secret of at least 16 characters.';
+}

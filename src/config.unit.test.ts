@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { loadConfig } from './config';
+import { loadConfig, startProblem } from './config';
 
 describe('loadConfig', () => {
   test('defaults run the embedded database on port 8080', () => {
@@ -26,5 +26,28 @@ describe('loadConfig', () => {
 
   test('blank values count as unset', () => {
     expect(loadConfig({ DATABASE_URL: '  ', PORT: '' })).toMatchObject({ databaseUrl: null, port: 8080 });
+  });
+});
+
+describe('startProblem', () => {
+  const stored = (has: boolean) => async () => has;
+  const asked = () => {
+    throw new Error('the database need not be asked');
+  };
+
+  test('production without KOLLI_ADMIN_KEY and without a stored admin key refuses, in one line naming the setting', async () => {
+    const problem = await startProblem(loadConfig({ NODE_ENV: 'production' }), stored(false));
+    expect(problem).toMatch(/KOLLI_ADMIN_KEY/);
+    expect(problem).not.toContain('\n');
+  });
+
+  test('production starts with KOLLI_ADMIN_KEY, or with a stored admin key', async () => {
+    const withKey = loadConfig({ NODE_ENV: 'production', KOLLI_ADMIN_KEY: 'a-production-admin-key' });
+    expect(await startProblem(withKey, asked)).toBeNull();
+    expect(await startProblem(loadConfig({ NODE_ENV: 'production' }), stored(true))).toBeNull();
+  });
+
+  test('outside production nothing is required', async () => {
+    expect(await startProblem(loadConfig({}), asked)).toBeNull();
   });
 });

@@ -1,8 +1,9 @@
 import cluster from 'node:cluster';
 import closeWithGrace from 'close-with-grace';
 import type { SandboxCredentials } from './admin/sandbox';
-import { buildApp, createServices } from './app';
-import { type Config, loadConfig } from './config';
+import { buildApp, createServices, type Services } from './app';
+import { type Config, loadConfig, startProblem } from './config';
+import type { Database } from './db/client';
 import { scheduleInvoicing } from './invoicing/scheduled';
 import { processName } from './jobs/ticks';
 import { openConfiguredDatabase, prepareDatabase } from './prepare';
@@ -23,11 +24,24 @@ function announceSandbox(credentials: SandboxCredentials, config: Config): void 
   );
 }
 
+/** Stops a production start that nobody could administer, before any other work (`startProblem`). */
+async function refuseWithoutAdministrator(config: Config, database: Database, services: Services) {
+  const problem = await startProblem(config, async () => {
+    await database.migrate();
+    return services.auth.hasStoredAdminKey();
+  });
+  if (problem) {
+    await database.close();
+    throw new Error(problem);
+  }
+}
+
 /** One process serving HTTP. `prepared` is false in cluster workers, whose primary prepared the database. */
 async function serve(config: Config, prepare: boolean): Promise<void> {
   const database = await openConfiguredDatabase(config);
   const services = createServices(database, config);
   if (prepare) {
+    await refuseWithoutAdministrator(config, database, services);
     const { sandbox } = await prepareDatabase(database, config, services);
     if (sandbox) announceSandbox(sandbox, config);
   }
@@ -76,6 +90,7 @@ async function main(): Promise<void> {
   }
   if (cluster.isPrimary) {
     const database = await openConfiguredDatabase(config);
+    await refuseWithoutAdministrator(config, database, createServices(database, config));
     const { sandbox } = await prepareDatabase(database, config);
     await database.close();
     if (sandbox) announceSandbox(sandbox, config);

@@ -2,6 +2,7 @@
 // (and servers with KOLLI_WEBHOOK_WORKER=0) against one PostgreSQL; they share the work.
 import closeWithGrace from 'close-with-grace';
 import { loadConfig } from './config';
+import { serializeError } from './http/faults';
 import { openConfiguredDatabase } from './prepare';
 import { createDeliveryEngine } from './webhooks/delivery';
 import { startWebhookWorker, type WorkerLog, workerSettings } from './webhooks/worker';
@@ -15,7 +16,8 @@ function jsonLog(level: keyof typeof LEVELS): WorkerLog {
     if (n < threshold) return;
     const fields: Record<string, unknown> = { ...obj };
     const err = fields.err;
-    if (err instanceof Error) fields.err = { type: err.name, message: err.message, stack: err.stack };
+    // As the server logs errors: without query parameters or stored values (http/faults.ts).
+    if (err instanceof Error) fields.err = serializeError(err);
     process.stdout.write(
       `${JSON.stringify({ level: n, time: Date.now(), name: 'webhook-worker', ...fields, msg })}\n`,
     );

@@ -64,6 +64,8 @@ export interface TestAppOptions {
   /** Pins the time every service sees. */
   clock?: () => Date;
   extraRoutes?: (app: FastifyInstance) => void;
+  /** Where the log goes (set LOG_LEVEL in `env` too); tests read it. */
+  logStream?: NodeJS.WritableStream;
 }
 
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestContext> {
@@ -76,7 +78,13 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestCo
   });
   const database = await createTestDatabase();
   const services = createServices(database, config, { clock: options.clock });
-  const app = await buildApp({ config, database, services, extraRoutes: options.extraRoutes });
+  const app = await buildApp({
+    config,
+    database,
+    services,
+    extraRoutes: options.extraRoutes,
+    logStream: options.logStream,
+  });
   await app.ready();
   return {
     app,

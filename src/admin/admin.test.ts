@@ -143,3 +143,44 @@ describe('sandbox credentials', () => {
     }
   });
 });
+
+describe('timestamps', () => {
+  const LOCAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
+  /** Oslo local time of an instant, as CONTRACT §2 writes it. */
+  const oslo = (d: Date) => d.toLocaleString('sv-SE', { timeZone: 'Europe/Oslo' }).replace(' ', 'T');
+
+  test('CreatedAt and RevokedAt are Oslo local time in the §2 form (YYYY-MM-DDTHH:mm:ss)', async () => {
+    const before = Date.now();
+    const customer = await ctx.app.inject({
+      method: 'POST',
+      url: '/admin/customers',
+      headers: admin,
+      payload: { CustomerNr: '3901', Name: 'Tidsstempel AS' },
+    });
+    const created = json<{ CreatedAt: string }>(customer).CreatedAt;
+    expect(created).toMatch(LOCAL);
+    // Within the seconds around the request, in Oslo's wall clock.
+    const window = [oslo(new Date(before - 2000)), oslo(new Date(Date.now() + 2000))];
+    expect(created >= (window[0] ?? '') && created <= (window[1] ?? '')).toBe(true);
+
+    const key = await ctx.app.inject({
+      method: 'POST',
+      url: '/admin/api-keys',
+      headers: admin,
+      payload: { Name: 'stamps', CustomerNrs: ['3901'], Scopes: ['price'] },
+    });
+    const { Id, CreatedAt } = json<{ Id: string; CreatedAt: string }>(key);
+    expect(CreatedAt).toMatch(LOCAL);
+    await ctx.app.inject({ method: 'DELETE', url: `/admin/api-keys/${Id}`, headers: admin });
+
+    const customers = json<{ CreatedAt: string }[]>(
+      await ctx.app.inject({ url: '/admin/customers', headers: admin }),
+    );
+    const keys = json<{ Id: string; CreatedAt: string; RevokedAt: string | null }[]>(
+      await ctx.app.inject({ url: '/admin/api-keys', headers: admin }),
+    );
+    for (const c of customers) expect(c.CreatedAt).toMatch(LOCAL);
+    for (const k of keys) expect(k.CreatedAt).toMatch(LOCAL);
+    expect(keys.find((k) => k.Id === Id)?.RevokedAt).toMatch(LOCAL);
+  });
+});

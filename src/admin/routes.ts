@@ -5,6 +5,7 @@ import type { AuthService } from '../auth/service';
 import type { CustomerService } from '../customers/service';
 import { authErrors, Nullable, problemResponses } from '../http/schemas';
 import { Violations } from '../lib/errors';
+import { formatOslo } from '../lib/oslo-time';
 import type { PostalCodeService } from '../reference-data/postal-codes';
 
 const CustomerNr = Type.String({
@@ -32,6 +33,19 @@ const Agreement = Type.Object({
   ),
 });
 
+/** A response timestamp in the form of CONTRACT §2: Oslo local time, no zone, whole seconds. */
+const LocalDateTime = Type.String({
+  pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$',
+  description: 'YYYY-MM-DDTHH:mm:ss, Europe/Oslo local time.',
+  examples: ['2026-11-23T10:15:00'],
+});
+
+/** A customer as the admin API shows it, its creation time in the §2 form. */
+const customerView = <T extends { CreatedAt: string }>(c: T): T => ({
+  ...c,
+  CreatedAt: formatOslo(new Date(c.CreatedAt)),
+});
+
 const Customer = Type.Object({
   CustomerNr: Type.String(),
   Name: Type.String(),
@@ -41,7 +55,7 @@ const Customer = Type.Object({
   PriceServiceId: Type.String({
     description: 'The `CustomerId` of `GET /v2/europe/price` for this customer.',
   }),
-  CreatedAt: Type.String({ format: 'date-time' }),
+  CreatedAt: LocalDateTime,
 });
 
 const ApiKey = Type.Object({
@@ -49,8 +63,8 @@ const ApiKey = Type.Object({
   Name: Type.String(),
   CustomerNrs: Type.Array(Type.String()),
   Scopes: Type.Array(Type.String()),
-  CreatedAt: Type.String({ format: 'date-time' }),
-  RevokedAt: Nullable(Type.String({ format: 'date-time' })),
+  CreatedAt: LocalDateTime,
+  RevokedAt: Nullable(LocalDateTime),
 });
 
 const PostalCodeImport = Type.Object({
@@ -92,7 +106,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{
         response: { 201: Customer, ...problemResponses(400, 409), ...authErrors },
       },
     },
-    async (request, reply) => reply.code(201).send(await customers.create(request.body)),
+    async (request, reply) => reply.code(201).send(customerView(await customers.create(request.body))),
   );
 
   app.get(
@@ -101,7 +115,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{
       config,
       schema: { tags, summary: 'List customers', response: { 200: Type.Array(Customer), ...authErrors } },
     },
-    () => customers.list(),
+    async () => (await customers.list()).map(customerView),
   );
 
   app.post(

@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { Config } from '../config';
 import type { Db } from '../db/client';
 import { DomainError, notFound } from '../lib/errors';
+import { formatOslo } from '../lib/oslo-time';
 import { type Account, SCOPES, type Scope } from './access';
 import { equalHashes, generateApiKey, hashKey } from './keys';
 import { type ApiKeyRow, createAuthStore } from './store';
@@ -41,8 +42,9 @@ const view = (row: ApiKeyRow): ApiKeyView => ({
   Name: row.name,
   CustomerNrs: row.customerNrs,
   Scopes: row.scopes,
-  CreatedAt: row.createdAt.toISOString(),
-  RevokedAt: row.revokedAt?.toISOString() ?? null,
+  // CONTRACT §2: Oslo local time without zone, like every timestamp the API answers with.
+  CreatedAt: formatOslo(row.createdAt),
+  RevokedAt: row.revokedAt ? formatOslo(row.revokedAt) : null,
 });
 
 export type AuthService = ReturnType<typeof createAuthService>;
@@ -138,6 +140,9 @@ export function createAuthService(deps: { db: Db; config: Config }) {
     },
 
     listKeys: async () => (await store.listKeys()).map(view),
+
+    /** True when a stored, unrevoked key has the `admin` scope (KOLLI_ADMIN_KEY aside). */
+    hasStoredAdminKey: () => store.hasActiveAdminKey(),
 
     async revokeKey(id: string): Promise<void> {
       if (!(await store.revokeKey(id))) throw notFound(`API key ${id}`);

@@ -48,6 +48,16 @@ export function createAuthStore(db: DbOrTx) {
       return rows.length > 0;
     },
 
+    /** True when an unrevoked key has the `admin` scope. */
+    async hasActiveAdminKey(): Promise<boolean> {
+      const rows = await db
+        .select({ id: apiKeys.id })
+        .from(apiKeys)
+        .where(and(isNull(apiKeys.revokedAt), sql`'admin' = any(${apiKeys.scopes})`))
+        .limit(1);
+      return rows.length > 0;
+    },
+
     async countKeys(): Promise<number> {
       const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(apiKeys);
       return row?.n ?? 0;

@@ -1,5 +1,7 @@
+import type { IncomingMessage } from 'node:http';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { DomainError } from '../lib/errors';
+import { isDatabaseUnavailable } from './faults';
 import { sendDomainError, sendProblem } from './problem';
 import { validationErrors } from './validation';
 
@@ -23,6 +25,37 @@ const FRAMEWORK_ERRORS: Record<string, { status: number; field?: string; message
   },
 };
 
+/** `Retry-After` of a 503 while the database is unreachable, in seconds. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/** How much of a refused body is read and dropped before answering, at most. */
+const DRAIN_MAX_BYTES = 64 * 1024 * 1024;
+const DRAIN_MAX_MS = 10_000;
+
+/**
+ * Reads and drops the rest of a refused request body, so that a client that writes its whole body
+ * before it reads gets the answer instead of a broken pipe or a reset (closing a socket with unread
+ * data makes the kernel reset it). Bounded in bytes and time: past either, the answer goes at once.
+ */
+export function afterBodyDrained(raw: IncomingMessage): Promise<void> {
+  if (raw.complete || raw.readableEnded || raw.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    let seen = 0;
+    const finish = () => {
+      clearTimeout(timer);
+      raw.off('data', onData).off('end', finish).off('close', finish).off('error', finish);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > DRAIN_MAX_BYTES) finish();
+    };
+    const timer = setTimeout(finish, DRAIN_MAX_MS);
+    raw.on('data', onData).on('end', finish).on('close', finish).on('error', finish);
+    raw.resume();
+  });
+}
+
 /**
  * Every failure becomes a problem answer: validation (400 with every violated field), framework
  * client errors (400/413/415), domain errors (their mapped status) and anything unexpected (500
@@ -37,6 +70,9 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     if (error instanceof DomainError) return sendDomainError(reply, error);
     const known = error.code ? FRAMEWORK_ERRORS[error.code] : undefined;
+    if (known?.status === 413) {
+      return afterBodyDrained(request.raw).then(() => sendProblem(reply, 413, { detail: known.message }));
+    }
     if (known) {
       return known.field
         ? sendProblem(reply, known.status, { errors: { [known.field]: [known.message] } })
@@ -44,6 +80,12 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     if (error instanceof SyntaxError && error.statusCode === 400) {
       return sendProblem(reply, 400, { errors: { request: ['The request body is not valid JSON.'] } });
+    }
+    if (isDatabaseUnavailable(error)) {
+      // An outage, not a bug: the client may try again (CONTRACT §4).
+      request.log.warn({ err: error }, 'database unavailable');
+      reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
+      return sendProblem(reply, 503, { detail: 'The database is not reachable; try again shortly.' });
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {

@@ -101,7 +101,8 @@ export function validationErrors(
   const unions = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
   const inUnion = (e: ErrorObject) =>
     unions.some((u) => u !== e && e.schemaPath.startsWith(u.schemaPath.replace(/\/(anyOf|oneOf)$/, '/')));
-  const out: Record<string, string[]> = {};
+  // A Map: names come from the request (`constructor`), not to be looked up on an object.
+  const out = new Map<string, string[]>();
   for (const e of errors) {
     if (inUnion(e)) continue;
     const segments = e.instancePath.split('/').slice(1).map(unescapePointer);
@@ -117,9 +118,9 @@ export function validationErrors(
           ? (((e.parentSchema as Schema | undefined)?.['x-error'] as string | undefined) ??
             `The ${leaf} field has an invalid value.`)
           : message(e, leaf);
-    const list = out[name] ?? [];
+    const list = out.get(name) ?? [];
     if (!list.includes(text)) list.push(text);
-    out[name] = list;
+    out.set(name, list);
   }
-  return out;
+  return Object.fromEntries(out);
 }

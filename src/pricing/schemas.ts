@@ -254,7 +254,9 @@ export const TariffSummarySchema = Type.Object({
   Description: Type.Union([Type.String(), Type.Null()]),
   Sha256: Type.String(),
   Source: Type.String({ description: '`file:<name>` for shipped versions, `admin` for uploads.' }),
-  LoadedAt: Type.String({ format: 'date-time' }),
+  LoadedAt: Type.String({
+    description: 'When this process loaded it: `YYYY-MM-DDTHH:mm:ss`, Oslo local time.',
+  }),
   Products: Type.Array(Type.String()),
   InternationalProducts: Type.Array(Type.String()),
 });
@@ -263,7 +265,9 @@ export type TariffSummary = Static<typeof TariffSummarySchema>;
 export const ExchangeRateSummarySchema = Type.Object({
   ValidFrom: Type.String(),
   Source: Type.String(),
-  LoadedAt: Type.String({ format: 'date-time' }),
+  LoadedAt: Type.String({
+    description: 'When this process loaded it: `YYYY-MM-DDTHH:mm:ss`, Oslo local time.',
+  }),
   Rates: Type.Record(Type.String(), Type.String()),
 });
 export type ExchangeRateSummary = Static<typeof ExchangeRateSummarySchema>;

@@ -4,6 +4,7 @@ import { Value } from 'typebox/value';
 import type { CatalogRules } from '../catalog/service';
 import type { Db } from '../db/client';
 import { DomainError, notFound, ValidationFailed } from '../lib/errors';
+import { formatOslo } from '../lib/oslo-time';
 import { DATA_DIR } from '../reference-data/files';
 import { loadWhenChanged } from '../reference-data/terminals-loads';
 import type { CompiledTariff } from './compiled-tariff';
@@ -52,7 +53,7 @@ const summary = (v: Version<CompiledTariff>, doc?: TariffDocument): TariffSummar
   Description: doc?.Description ?? null,
   Sha256: v.sha256,
   Source: v.source,
-  LoadedAt: v.loadedAt.toISOString(),
+  LoadedAt: formatOslo(v.loadedAt),
   Products: [...v.compiled.products.keys()],
   InternationalProducts: [...(v.compiled.international?.products.keys() ?? [])],
 });
@@ -60,7 +61,7 @@ const summary = (v: Version<CompiledTariff>, doc?: TariffDocument): TariffSummar
 const rateSummary = (v: Version<CompiledRates>): ExchangeRateSummary => ({
   ValidFrom: v.validFrom,
   Source: v.source,
-  LoadedAt: v.loadedAt.toISOString(),
+  LoadedAt: formatOslo(v.loadedAt),
   Rates: Object.fromEntries(v.compiled.text),
 });
 

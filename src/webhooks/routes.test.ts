@@ -499,7 +499,8 @@ describe('POST /v1/Webhooks/{webhookId}/test and the delivery history', () => {
       });
       const result = json<{ nextAttemptAt: string | null }>(res);
       expect(result).toMatchObject({ succeeded: false, statusCode: 503, error: 'HTTP 503' });
-      expect(result.nextAttemptAt).toMatch(/[+-]\d{2}:\d{2}$/);
+      // CONTRACT §2: `YYYY-MM-DDTHH:mm:ss`, Oslo local time; only `expires` carries an offset.
+      expect(result.nextAttemptAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
       const history = json<{
         deliveries: { status: string; lastStatusCode: number }[];
         failingSince: string;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Account, assertCanActFor, canActFor, isAdmin } from '../auth/access';
 import type { Db } from '../db/client';
 import { DomainError, notFound, Violations } from '../lib/errors';
+import { formatOslo } from '../lib/oslo-time';
 import { createDeliveryEngine, type DeliveryEngine } from './delivery';
 import { checkCustomHeaders } from './headers';
 import type { DeliveriesResponse, TestResult, WebhookRecord, WebhookRequest } from './schemas';
@@ -33,7 +34,8 @@ export const EVENT_VALUE_TYPE = { parcel: 1, shipment: 2, customer: 3 } as const
 
 const DEFAULT_LIFETIME_MONTHS = 2;
 
-const stamp = (d: Date | null) => (d ? formatWithOffset(d) : null);
+/** Delivery history times in the §2 form (Oslo local, no offset); only `expires` carries an offset. */
+const stamp = (d: Date | null) => (d ? formatOslo(d) : null);
 
 /** The spec's webhook record. */
 export const recordOf = (w: WebhookRow): WebhookRecord => ({
@@ -211,7 +213,7 @@ export function createWebhookService(deps: WebhookDeps) {
           id: d.id,
           type: d.type,
           status: d.status as 'pending' | 'succeeded' | 'failed',
-          createdAt: formatWithOffset(d.createdAt),
+          createdAt: formatOslo(d.createdAt),
           nextAttemptAt: d.status === 'pending' ? stamp(d.nextAttemptAt) : null,
           completedAt: stamp(d.completedAt),
           lastStatusCode: d.lastStatusCode,
@@ -219,7 +221,7 @@ export function createWebhookService(deps: WebhookDeps) {
           payload: d.body,
           attempts: attempts.map((a) => ({
             attempt: a.attempt,
-            startedAt: formatWithOffset(a.startedAt),
+            startedAt: formatOslo(a.startedAt),
             durationMs: a.durationMs,
             statusCode: a.statusCode,
             error: a.error,

@@ -1,0 +1,329 @@
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { osloBergenBooking } from '../../test/factories';
+import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
+
+// CONTRACT §4: hostile input is a 400/413/415 problem naming what is wrong, never a 500.
+
+let ctx: TestContext;
+let key: string;
+let port = 0;
+
+const BODY_LIMIT = 256 * 1024;
+
+beforeAll(async () => {
+  ctx = await buildTestApp({
+    clock: () => new Date('2026-11-23T09:00:00Z'),
+    env: { KOLLI_BODY_LIMIT_BYTES: String(BODY_LIMIT) },
+  });
+  key = await ctx.keyFor({
+    customerNrs: ['1000'],
+    scopes: ['booking', 'price', 'invoice', 'shipments', 'webhooks', 'labels', 'ops'],
+  });
+  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  port = (ctx.app.server.address() as net.AddressInfo).port;
+});
+afterAll(() => ctx.close());
+
+type Res = Awaited<ReturnType<typeof ctx.app.inject>>;
+
+function expectProblem(res: Res, status: number): Record<string, unknown> {
+  expect(res.statusCode, res.body.slice(0, 300)).toBe(status);
+  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  const body = json(res);
+  expect(body.status).toBe(status);
+  expect(body.traceId).toBe(res.headers['x-request-id']);
+  return body;
+}
+
+const errorsOf = (res: Res) => (json(res).errors ?? {}) as Record<string, string[]>;
+
+/** Every operation of the OpenAPI document that takes a JSON body, with its path ids filled in. */
+async function bodyOperations(): Promise<{ method: string; url: string }[]> {
+  const doc = json<{ paths: Record<string, Record<string, { requestBody?: unknown }>> }>(
+    await ctx.app.inject({ url: '/openapi.json' }),
+  );
+  return Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops)
+      .filter(([, op]) => op.requestBody)
+      .map(([method, op]) => {
+        const content = Object.keys((op.requestBody as { content: object }).content);
+        return { method: method.toUpperCase(), url: path.replace(/\{[^}]+\}/g, '1'), content };
+      })
+      .filter((op) => op.content.some((c) => c.includes('json')))
+      .map(({ method, url }) => ({ method, url })),
+  );
+}
+
+describe('JSON nesting', () => {
+  const deepArray = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
+  const deepObject = (n: number) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
+
+  test('10 000 levels are a 400 on every operation that takes a JSON body', async () => {
+    const operations = await bodyOperations();
+    expect(operations.length).toBeGreaterThanOrEqual(15);
+    for (const { method, url } of operations) {
+      for (const payload of [`{"x":${deepArray(10_000)}}`, deepObject(10_000)]) {
+        const res = await ctx.app.inject({
+          method: method as 'POST',
+          url,
+          headers: { ...bearer(ADMIN_KEY), 'content-type': 'application/json' },
+          payload,
+        });
+        expectProblem(res, 400);
+        expect(errorsOf(res).request?.[0], `${method} ${url}`).toMatch(/nested more than 64 levels/);
+      }
+    }
+  });
+
+  test('deep nesting inside Parcels and customHeaders is refused while parsing', async () => {
+    const booking = JSON.stringify(osloBergenBooking()).replace(
+      '"Parcels":[{',
+      `"Parcels":[${'['.repeat(100)}{`,
+    );
+    const cases: [string, string][] = [
+      ['/Shipment/Update', booking],
+      [
+        '/v1/Webhooks',
+        `{"url":"https://x.example","customHeaders":${'{"h":'.repeat(65)}"v"${'}'.repeat(65)}}`,
+      ],
+      ['/v2/PriceCalculator', `{"parcels":${deepArray(65)}}`],
+    ];
+    for (const [url, payload] of cases) {
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url,
+        headers: { ...bearer(key), 'content-type': 'application/json' },
+        payload,
+      });
+      expect(errorsOf(expectProblem(res, 400) && res).request?.[0], url).toMatch(/nested/);
+    }
+  });
+
+  test('64 levels are not refused for their depth, 65 are; brackets inside strings do not count', async () => {
+    const send = (levels: number) =>
+      ctx.app.inject({
+        method: 'POST',
+        url: '/admin/customers',
+        headers: { ...bearer(ADMIN_KEY), 'content-type': 'application/json' },
+        // The outer object is the first level; the string's brackets are text.
+        payload: `{"CustomerNr":"3301","Name":"${'[{'.repeat(90)}\\"","Extra":${deepArray(levels - 1)}}`,
+      });
+    const at64 = await send(64);
+    expect(at64.statusCode, at64.body).toBe(201);
+    const at65 = await send(65);
+    expect(errorsOf(expectProblem(at65, 400) && at65).request?.[0]).toMatch(/nested more than 64 levels/);
+  });
+});
+
+describe('unpaired surrogates and bytes that are not UTF-8', () => {
+  const post = (url: string, payload: string | Buffer, k = key) =>
+    ctx.app.inject({
+      method: 'POST',
+      url,
+      headers: { ...bearer(k), 'content-type': 'application/json' },
+      payload,
+    });
+  const withField = (over: Record<string, unknown>, raw: string, value: string) =>
+    JSON.stringify(osloBergenBooking(over)).replace(`"${raw}"`, `"${value}"`);
+
+  test('an escaped surrogate is a 400 naming each field, in the booking', async () => {
+    const body = withField(
+      { SenderReference: 'REF', Parcels: [{ Weight: 2 }, { Weight: 3, ParcelId: 'PID' }] },
+      'REF',
+      'a\\ud800b',
+    ).replace('"PID"', '"\\udc00"');
+    const res = await post('/Shipment/Update', body);
+    expectProblem(res, 400);
+    expect(errorsOf(res)).toEqual({
+      SenderReference: ['The SenderReference field must not contain an unpaired UTF-16 surrogate.'],
+      'Parcels[1].ParcelId': ['The ParcelId field must not contain an unpaired UTF-16 surrogate.'],
+    });
+  });
+
+  test('names are matched case-insensitively before they are named', async () => {
+    const res = await post('/Shipment/Update', withField({ recipientcompanyname: 'X' }, 'X', '\\ud83d'));
+    expect(Object.keys(errorsOf(res))).toEqual(['RecipientCompanyName']);
+  });
+
+  test('a surrogate pair is a character, not an error', async () => {
+    const res = await post(
+      '/Shipment/Update',
+      withField({ SenderReference: 'X' }, 'X', '\\ud83d\\udce6 box'),
+    );
+    expect(res.statusCode, res.body).toBe(201);
+  });
+
+  test('the raw UTF-8 bytes of a surrogate are a 400 naming the field', async () => {
+    const [head, tail] = withField({ SenderReference: 'X' }, 'X', 'SPLIT').split('SPLIT');
+    const body = Buffer.concat([
+      Buffer.from(`${head}a`),
+      Buffer.from([0xed, 0xa0, 0x80]),
+      Buffer.from(`b${tail}`),
+    ]);
+    const res = await post('/Shipment/Update', body);
+    expectProblem(res, 400);
+    expect(errorsOf(res)).toEqual({
+      SenderReference: ['The SenderReference field must be valid UTF-8 text.'],
+    });
+  });
+
+  test('webhook headers and admin names', async () => {
+    const hook = await post(
+      '/v1/Webhooks',
+      '{"eventValue":"1000","eventValueType":3,"url":"https://hooks.example/x","secret":"s3cr3t-s3cr3t","customHeaders":{"x-a":"\\udfff"}}',
+    );
+    expectProblem(hook, 400);
+    expect(Object.keys(errorsOf(hook))).toEqual(['customHeaders.x-a']);
+
+    const customer = await post('/admin/customers', '{"CustomerNr":"3302","Name":"A\\ud800S"}', ADMIN_KEY);
+    expectProblem(customer, 400);
+    expect(Object.keys(errorsOf(customer))).toEqual(['Name']);
+
+    const apiKey = await post(
+      '/admin/api-keys',
+      '{"Name":"\\ud800","CustomerNrs":["1000"],"Scopes":["price"]}',
+      ADMIN_KEY,
+    );
+    expect(Object.keys(errorsOf(expectProblem(apiKey, 400) && apiKey))).toEqual(['Name']);
+  });
+
+  test('in a query string, by its declared name', async () => {
+    const res = await ctx.app.inject({
+      url: '/v1/schedule/deliverydates?FROMZIP=%ED%A0%80&toZip=5003&productCode=43',
+      headers: bearer(key),
+    });
+    expectProblem(res, 400);
+    expect(errorsOf(res).fromZip).toContain('The fromZip field must be valid UTF-8 text.');
+  });
+
+  test('a field named like an Object.prototype member is named, not looked up', async () => {
+    const res = await ctx.app.inject({
+      url: '/healthz?constructor=%C0%AF&__proto__=%ED%A0%80',
+      headers: bearer(key),
+    });
+    expectProblem(res, 400);
+    expect(Object.keys(errorsOf(res)).sort()).toEqual(['__proto__', 'constructor']);
+  });
+
+  test('an escaped percent sign is text, not a bad escape', async () => {
+    const res = await ctx.app.inject({ url: '/v1/pickuppoints?postalCode=%25ED%25A0', headers: bearer(key) });
+    expect(JSON.stringify(errorsOf(res))).not.toMatch(/UTF-8/);
+  });
+
+  test('in a path, as a problem naming the path parameter', async () => {
+    for (const [url, field] of [
+      ['/v2/Shipment/%ED%A0%80', 'shipmentid'],
+      ['/v1/Webhooks/%ED%B0%80', 'webhookId'],
+      ['/v1/products/ab%ED%A0%80', 'productCode'],
+    ]) {
+      const res = await ctx.app.inject({ url, headers: bearer(key) });
+      expectProblem(res, 400);
+      expect(
+        Object.keys(errorsOf(res)).map((k) => k.toLowerCase()),
+        url,
+      ).toEqual([field?.toLowerCase()]);
+    }
+  });
+});
+
+describe('content types', () => {
+  test('text/plain and application/xml are 415 problems', async () => {
+    for (const type of ['text/plain', 'application/xml', 'text/plain; charset=utf-8']) {
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: '/Shipment/Update',
+        headers: { ...bearer(key), 'content-type': type },
+        payload: '{}',
+      });
+      expectProblem(res, 415);
+    }
+  });
+
+  test('text/json and application/*+json are JSON (CONTRACT §2)', async () => {
+    for (const [nr, type] of [
+      ['3311', 'text/json'],
+      ['3312', 'application/vnd.kolli+json; charset=utf-8'],
+      ['3313', 'application/problem+json'],
+      ['3314', 'Application/JSON; charset=UTF-8'],
+    ]) {
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: '/admin/customers',
+        headers: { ...bearer(ADMIN_KEY), 'content-type': type ?? '' },
+        payload: `{"CustomerNr":"${nr}","Name":"X"}`,
+      });
+      expect(res.statusCode, `${type}: ${res.body}`).toBe(201);
+    }
+  });
+});
+
+/**
+ * A client that writes its whole request before it reads anything: the request head and body go
+ * out in full (each write awaited), and only then is the answer read. A server that closes while
+ * body bytes are still unread makes this client's writes fail (EPIPE) or its socket reset.
+ */
+function writeAllThenRead(
+  size: number,
+  chunked: boolean,
+): Promise<{ writeError: string | null; answer: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    const received: Buffer[] = [];
+    let writeError: string | null = null;
+    socket.pause();
+    socket.on('error', (err: NodeJS.ErrnoException) => {
+      writeError ??= err.code ?? err.message;
+    });
+    socket.on('connect', async () => {
+      const framing = chunked ? 'transfer-encoding: chunked' : `content-length: ${size}`;
+      const write = (data: string | Buffer) =>
+        new Promise<void>((ok) =>
+          socket.write(data, (err) => {
+            if (err) writeError ??= (err as NodeJS.ErrnoException).code ?? err.message;
+            ok();
+          }),
+        );
+      await write(
+        `POST /admin/customers HTTP/1.1\r\nhost: kolli\r\nauthorization: Bearer ${ADMIN_KEY}\r\ncontent-type: application/json\r\n${framing}\r\n\r\n`,
+      );
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      for (let sent = 0; sent < size && !writeError; sent += chunk.length) {
+        await write(
+          chunked
+            ? Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')])
+            : chunk,
+        );
+      }
+      if (chunked && !writeError) await write('0\r\n\r\n');
+      // Only now read the answer.
+      socket.on('data', (d: Buffer) => received.push(d));
+      socket.on('end', () => resolve({ writeError, answer: Buffer.concat(received).toString() }));
+      socket.on('close', () => resolve({ writeError, answer: Buffer.concat(received).toString() }));
+      socket.resume();
+      setTimeout(() => reject(new Error('no answer')), 20_000).unref();
+    });
+  });
+}
+
+describe('body over the limit', () => {
+  test('is a 413 problem', async () => {
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/admin/customers',
+      headers: bearer(ADMIN_KEY),
+      payload: { CustomerNr: '5', Name: 'x'.repeat(BODY_LIMIT) },
+    });
+    expectProblem(res, 413);
+  });
+
+  test('reaches a client that writes its whole body first, with Content-Length or chunked', async () => {
+    for (const chunked of [false, true]) {
+      const { writeError, answer } = await writeAllThenRead(24 * 1024 * 1024, chunked);
+      expect(writeError, `chunked: ${chunked}`).toBeNull();
+      expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+      expect(answer).toMatch(/content-type: application\/problem\+json/i);
+      expect(answer).toContain('"status":413');
+    }
+  });
+});

@@ -1,0 +1,82 @@
+import { Writable } from 'node:stream';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { osloBergenBooking } from '../../test/factories';
+import { ADMIN_KEY, bearer, buildTestApp, type TestContext } from '../../test/helpers';
+import { hashKey } from '../auth/keys';
+
+// CONTRACT §4: logs never carry SQL parameters, key hashes, tokens or request bodies, including the
+// error logs of failed queries.
+
+let ctx: TestContext;
+let log = '';
+
+beforeAll(async () => {
+  ctx = await buildTestApp({
+    env: { LOG_LEVEL: 'debug' },
+    logStream: new Writable({
+      write(chunk, _encoding, done) {
+        log += chunk;
+        done();
+      },
+    }),
+  });
+});
+afterAll(() => ctx.close());
+
+test('the log of a run whose queries fail holds no key, key hash, token, body or query parameter', async () => {
+  const tokenKey = await ctx.keyFor({ scopes: ['webhooks'] });
+  const token = await ctx.app.inject({
+    method: 'POST',
+    url: '/oauth/token',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: `grant_type=client_credentials&client_id=${(await ctx.services.auth.listKeys()).find((k) => k.Scopes.includes('webhooks'))?.Id}&client_secret=${tokenKey}`,
+  });
+  const accessToken = (token.json() as { access_token: string }).access_token;
+  expect(accessToken).toBeTruthy();
+  // A key never used yet: its lookup goes to the database.
+  const key = await ctx.keyFor({ scopes: ['booking'] });
+
+  // From now on every lookup of a key fails in the database, with the key's hash as its parameter.
+  await ctx.database.db.execute(sql`alter table api_keys rename to api_keys_gone`);
+  try {
+    const secretReference = 'BODY-SECRET-4f1c9a';
+    const failed = await ctx.app.inject({
+      method: 'POST',
+      url: '/Shipment/Update',
+      headers: bearer(key),
+      payload: osloBergenBooking({ SenderReference: secretReference }),
+    });
+    expect(failed.statusCode).toBe(500);
+    const webhook = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/Webhooks',
+      headers: bearer(accessToken),
+      payload: {
+        eventValue: '1000',
+        eventValueType: 3,
+        url: 'https://h.example/x',
+        secret: 'WEBHOOK-SECRET-77',
+      },
+    });
+    expect(webhook.statusCode).toBeGreaterThanOrEqual(400);
+    await ctx.app.inject({ method: 'GET', url: '/admin/api-keys', headers: bearer(ADMIN_KEY) });
+
+    expect(log).toContain('request failed');
+    expect(log).toMatch(/api_keys/); // the failing query is logged, as SQL text
+    for (const secret of [
+      key,
+      hashKey(key),
+      tokenKey,
+      hashKey(tokenKey),
+      accessToken,
+      secretReference,
+      'WEBHOOK-SECRET-77',
+      ADMIN_KEY,
+    ]) {
+      expect(log.includes(secret), `the log holds ${secret.slice(0, 12)}…`).toBe(false);
+    }
+  } finally {
+    await ctx.database.db.execute(sql`alter table api_keys_gone rename to api_keys`);
+  }
+});
