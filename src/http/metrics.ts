@@ -25,7 +25,7 @@ interface Series {
  * `Histogram.observe` validates and hashes the label set and stringifies the bucket bound on every
  * observation, a measurable share of a small answer's cost on the busiest routes.
  */
-class RequestHistogram {
+export class RequestHistogram {
   readonly name = 'http_request_duration_seconds';
   readonly help = 'HTTP request latency by method, route and status (its _count is the request count).';
   readonly type = 'histogram' as const;
