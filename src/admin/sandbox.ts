@@ -1,8 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Services } from '../app';
 import { CUSTOMER_SCOPES } from '../auth/access';
+import type { AuthService } from '../auth/service';
 import type { Config } from '../config';
+import type { CustomerService } from '../customers/service';
 import { DomainError } from '../lib/errors';
 
 export const SANDBOX_CUSTOMER_NR = '1000';
@@ -20,10 +21,16 @@ export interface SandboxCredentials {
  * the demo customer 1000 and a sandbox key with every customer scope, and writes them to
  * `<dataDir>/sandbox-credentials.json`. Returns the credentials when it created them.
  */
-export async function ensureSandbox(services: Services, config: Config): Promise<SandboxCredentials | null> {
+/** What the sandbox seed uses: customers and keys. */
+type SandboxServices = { customers: CustomerService; auth: AuthService };
+
+export async function ensureSandbox(
+  services: SandboxServices,
+  config: Config,
+): Promise<SandboxCredentials | null> {
   if (config.nodeEnv === 'production') return null;
   if ((await services.customers.list()).length > 0 || (await services.auth.countKeys()) > 0) return null;
-  let customer: Awaited<ReturnType<Services['customers']['create']>>;
+  let customer: Awaited<ReturnType<CustomerService['create']>>;
   try {
     customer = await services.customers.create({
       CustomerNr: SANDBOX_CUSTOMER_NR,
