@@ -1,5 +1,4 @@
 import { addressLine, displayName, EMPTY_ADDRESS } from '../booking/addresses';
-import type { FrozenPrice, ShipmentAddresses } from '../booking/model';
 import { type PayerRole, payerOf } from '../booking/rules';
 import type { CatalogRules } from '../catalog/service';
 import type { Tx } from '../db/client';
@@ -16,27 +15,8 @@ import type { InvoicedShipmentFacts, invoiceShipments } from './tables';
 
 /** Issuing invoices: the invoicing run and credit notes, each one transaction on the number lock. */
 
-/** A picked-up shipment waiting to be invoiced, with its parcels summed and its pickup facts. */
-interface Invoiceable {
-  id: string;
-  customerNr: string;
-  recipientShallPay: boolean;
-  recipientCustomerId: string | null;
-  payerCustomerId: string | null;
-  productCode: string;
-  services: string[];
-  unitCode: string;
-  senderReference: string | null;
-  addresses: ShipmentAddresses;
-  pickupDate: string;
-  /** The actual delivery (first Delivered scan, Oslo date) when there is one, else the planned date. */
-  deliveryDate: string | null;
-  price: FrozenPrice;
-  parcelCount: number;
-  weightG: number;
-  volumeCm3: number;
-  split: boolean;
-}
+/** A picked-up shipment waiting to be invoiced: booking's read model, parcels summed. */
+type Invoiceable = Awaited<ReturnType<InvoicingDeps['booking']['invoiceable']>>[number];
 
 /** A 120×80 cm pallet's floor, in cm². */
 const PALLET_CM2 = 120 * 80;
@@ -66,16 +46,16 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
       ProductName: rules.product(s.productCode)?.Name ?? s.productCode,
       Services: s.services.map((code) => ({ Code: code, Name: rules.service(code)?.Name ?? code })),
       UnitCode: s.unitCode,
-      NumberOfParcels: s.parcelCount,
-      NumberOfUnits: s.parcelCount,
-      RealWeightG: s.weightG,
-      VolumeCm3: s.volumeCm3,
+      NumberOfParcels: s.parcels.count,
+      NumberOfUnits: s.parcels.count,
+      RealWeightG: s.parcels.weightG,
+      VolumeCm3: s.parcels.volumeCm3,
       ChargeableWeightKg: s.price.ChargeableWeightKg,
       // A 120×80 cm pallet takes 0.4 loading metres of a 240 cm wide trailer.
-      LoadMeters: pallets ? loadingMetres(s.parcelCount * PALLET_CM2) : 0,
+      LoadMeters: pallets ? loadingMetres(s.parcels.count * PALLET_CM2) : 0,
       SenderReference: s.senderReference,
       DeliveryDate: s.deliveryDate,
-      Split: s.split,
+      Split: s.parcels.split,
     };
     return {
       facts,
@@ -164,18 +144,6 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
 
   const today = () => osloDateTime(clock()).date;
 
-  /** The shipments a run invoices, in the run's transaction, with their parcels summed. */
-  async function invoiceable(tx: Tx, toDate: string): Promise<Invoiceable[]> {
-    const shipments = await deps.booking.invoiceable(tx, toDate);
-    return shipments.map(({ parcels, ...s }) => ({
-      ...s,
-      parcelCount: parcels.count,
-      weightG: parcels.weightG,
-      volumeCm3: parcels.volumeCm3,
-      split: parcels.split,
-    }));
-  }
-
   return {
     /**
      * An invoicing run: every picked-up, not yet invoiced shipment picked up on or before `toDate`
@@ -197,7 +165,7 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
         const store = createInvoicingStore(tx);
         let last = await store.lockNumbers();
         const runId = await store.insertRun('run', toDate);
-        const selected = await invoiceable(tx, toDate ?? invoiceDate);
+        const selected = await deps.booking.invoiceable(tx, toDate ?? invoiceDate);
         const byPayer = new Map<string, { role: PayerRole; shipment: Invoiceable }[]>();
         for (const s of selected) {
           const payer = payerOf(s);
