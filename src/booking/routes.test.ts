@@ -380,6 +380,46 @@ describe('rules (400 naming every violated field)', () => {
     expect(res.statusCode).toBe(400);
   });
 
+  test('schema errors and domain rules are reported together in one 400', async () => {
+    const before = (await ctx.database.db.select().from(shipments)).length;
+    const res = await post(
+      booking({
+        ProductCode: '9999', // a rule: no such product
+        RecipientZip: '0000', // a rule: no such postal code
+        SenderReference: 42, // the schema: not a string
+        Parcels: [
+          { Weight: 12.5 },
+          { Weight: true }, // the schema: not a number
+          'parcel', // the schema: not an object
+          { Weight: 3, ParcelId: 'P-1' },
+          { Weight: 3, ParcelId: 'P-1' }, // a rule: the same ParcelId twice
+        ],
+      }),
+    );
+    expect(res.statusCode).toBe(400);
+    const errors = errorsOf(res);
+    expect(Object.keys(errors).sort()).toEqual(
+      [
+        'ProductCode',
+        'RecipientZip',
+        'SenderReference',
+        'Parcels[1].Weight',
+        'Parcels[2]',
+        'Parcels[4].ParcelId',
+      ].sort(),
+    );
+    expect(errors.ProductCode).toEqual(['Product code 9999 does not exist.']);
+    // Nothing was written.
+    expect(await ctx.database.db.select().from(shipments)).toHaveLength(before);
+  });
+
+  test('a rule is not judged on a field the schema refused', async () => {
+    // CustomerId refused by the schema: the customer rule (and the payer rules) stay silent.
+    const res = await post(booking({ CustomerId: { nr: '1000' }, ProductCode: '9999' }));
+    expect(res.statusCode).toBe(400);
+    expect(Object.keys(errorsOf(res)).sort()).toEqual(['CustomerId']);
+  });
+
   test('property names bind case-insensitively', async () => {
     const lower = Object.fromEntries(Object.entries(booking()).map(([k, v]) => [k.toLowerCase(), v]));
     expect((await post(lower)).statusCode).toBe(201);

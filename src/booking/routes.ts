@@ -3,7 +3,12 @@ import { Type } from 'typebox';
 import { authErrors, problemResponses } from '../http/schemas';
 import type { Idempotency } from './idempotency';
 import { requestHash } from './idempotency';
-import { ShipmentRecord, ShipmentUpdateRequest, ShipmentUpdateResponse } from './schemas';
+import {
+  ShipmentRecord,
+  type ShipmentUpdate,
+  ShipmentUpdateRequest,
+  ShipmentUpdateResponse,
+} from './schemas';
 import type { BookingService } from './service';
 
 const ShipmentIdParam = Type.Object({ shipmentid: Type.String({ minLength: 1, maxLength: 35 }) });
@@ -35,7 +40,10 @@ export const bookingRoutes: FastifyPluginAsyncTypebox<{
   app.post(
     '/Shipment/Update',
     {
-      config: { scope: 'booking' },
+      config: {
+        scope: 'booking',
+        domainRules: (request, body) => booking.violations(request.account, body as ShipmentUpdate),
+      },
       schema: {
         tags,
         summary: 'Create or update a shipment',

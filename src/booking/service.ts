@@ -3,6 +3,7 @@ import type { DbOrTx } from '../db/client';
 import type { LabelShipment } from '../labels/model';
 import { DomainError, notFound, Violations } from '../lib/errors';
 import type { BookingDeps, UpdateOptions, UpdateOutcome } from './deps';
+import { checkMeasures, mergeParcels } from './parcels';
 import { priceAhead, StaleQuote } from './publish';
 import { labelDestinationZip, labelShipmentOf, recordsOf } from './records';
 import { type ShipmentStatus, STATUS } from './rules';
@@ -65,6 +66,22 @@ export function createBookingService(deps: BookingDeps) {
           throw e;
         }
       }
+    },
+
+    /**
+     * The stand-alone rules on a request the schema refused in part (fields it refused are absent),
+     * so that one 400 lists both. Rules that need the stored shipment are left to the real update:
+     * named parcels may exist there, so deletes and the publish weight rule are not judged here.
+     */
+    async violations(account: Account, body: ShipmentUpdate): Promise<Record<string, string[]>> {
+      assertCanActFor(account, body.CustomerId);
+      const v = new Violations();
+      const checked = await validateRequest(deps, account, body, v);
+      const requested = (body.Parcels ?? []).map((p) => (p.Delete ? {} : p));
+      const { merged } = mergeParcels([], requested, v);
+      const publishing = checked.status !== null && checked.status >= STATUS.ReadyForPublish;
+      checkMeasures(merged, checked.product, publishing && body.ShipmentId === undefined, v);
+      return v.toRecord();
     },
 
     /** Both read paths: the shipment's parcel records, and its ETag. */

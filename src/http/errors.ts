@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { DomainError } from '../lib/errors';
+import { allViolations } from './domain-rules';
 import { isDatabaseUnavailable } from './faults';
 import { sendDomainError, sendProblem } from './problem';
 import { validationErrors } from './validation';
@@ -64,9 +65,11 @@ export function afterBodyDrained(raw: IncomingMessage): Promise<void> {
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error.validation) {
-      return sendProblem(reply, 400, {
-        errors: validationErrors(error.validation as never, error.validationContext),
-      });
+      const errors = validationErrors(error.validation as never, error.validationContext);
+      if (error.validationContext !== 'body') return sendProblem(reply, 400, { errors });
+      return allViolations(request, errors, error.validation as never).then((all) =>
+        sendProblem(reply, 400, { errors: all }),
+      );
     }
     if (error instanceof DomainError) return sendDomainError(reply, error);
     const known = error.code ? FRAMEWORK_ERRORS[error.code] : undefined;

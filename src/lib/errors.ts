@@ -62,6 +62,11 @@ export class Violations {
     return Object.keys(this.errors).length === 0;
   }
 
+  /** The violations so far, keyed by field name. */
+  toRecord(): Record<string, string[]> {
+    return Object.fromEntries(Object.entries(this.errors).map(([k, list]) => [k, [...list]]));
+  }
+
   /** Throws a `ValidationFailed` when any rule was violated. */
   throwIfAny(): void {
     if (!this.empty) throw new ValidationFailed({ ...this.errors });

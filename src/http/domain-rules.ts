@@ -1,0 +1,80 @@
+import type { ErrorObject } from 'ajv';
+import type { FastifyRequest } from 'fastify';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The route's domain rules, run on the part of a body that passed the schema, so that a 400 lists
+     * schema errors and rule violations together (CONTRACT §4). Answers `errors` keyed by field name.
+     */
+    domainRules?: (request: FastifyRequest, body: unknown) => Promise<Record<string, string[]>>;
+  }
+}
+
+const unescapePointer = (s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~');
+
+/**
+ * A copy of the body without the values the schema refused: each refused value is removed from its
+ * object, or replaced by an empty object in its list so that later indexes keep their names.
+ */
+export function withoutRefused(body: unknown, errors: readonly ErrorObject[]): unknown {
+  if (body === null || typeof body !== 'object') return body;
+  const copy = structuredClone(body) as Record<string, unknown>;
+  for (const e of errors) {
+    const path = e.instancePath.split('/').slice(1).map(unescapePointer);
+    const last = path.pop();
+    if (last === undefined) continue;
+    let node: unknown = copy;
+    for (const segment of path) {
+      node =
+        node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[segment] : undefined;
+    }
+    if (Array.isArray(node)) node[Number(last)] = {};
+    else if (node !== null && typeof node === 'object' && Object.hasOwn(node, last))
+      delete (node as Record<string, unknown>)[last];
+  }
+  return copy;
+}
+
+/** True when `field` is `parent` or lies inside it (`Parcels[3].Weight` inside `Parcels[3]` and `Parcels`). */
+const within = (field: string, parent: string) =>
+  field === parent || field.startsWith(`${parent}.`) || field.startsWith(`${parent}[`);
+
+/**
+ * The schema's errors with the domain rules' violations added, leaving out every rule violation on a
+ * field the schema already refused (or inside one): the rule saw that field missing, not as sent.
+ */
+export function withRuleViolations(
+  schema: Record<string, string[]>,
+  rules: Record<string, string[]>,
+): Record<string, string[]> {
+  const refused = Object.keys(schema);
+  const out = new Map(Object.entries(schema).map(([k, list]) => [k, [...list]]));
+  for (const [field, messages] of Object.entries(rules)) {
+    if (refused.some((r) => r === 'request' || within(field, r))) continue;
+    const list = out.get(field) ?? [];
+    for (const m of messages) if (!list.includes(m)) list.push(m);
+    out.set(field, list);
+  }
+  return Object.fromEntries(out);
+}
+
+/**
+ * The full `errors` of a body the schema refused: its schema errors plus the route's domain rules on
+ * what remains. The rules see a partial request, so any failure of theirs (a missing field they
+ * assumed, a forbidden payer) only means they add nothing: the schema's errors are answer enough.
+ */
+export async function allViolations(
+  request: FastifyRequest,
+  schemaErrors: Record<string, string[]>,
+  refused: readonly ErrorObject[],
+): Promise<Record<string, string[]>> {
+  const rules = request.routeOptions.config.domainRules;
+  if (!rules || 'request' in schemaErrors) return schemaErrors;
+  try {
+    return withRuleViolations(schemaErrors, await rules(request, withoutRefused(request.body, refused)));
+  } catch (e) {
+    request.log.debug({ err: e }, 'domain rules skipped on a body the schema refused');
+    return schemaErrors;
+  }
+}
