@@ -10,6 +10,8 @@ const ConfigSchema = Type.Object({
   host: Type.String({ minLength: 1 }),
   databaseUrl: Type.Union([Type.String({ pattern: '^postgres(ql)?://' }), Type.Null()]),
   dataDir: Type.String({ minLength: 1 }),
+  /** PostgreSQL: a query unanswered this long fails as an outage (503); 0 waits forever. */
+  databaseQueryTimeoutMs: Type.Integer({ minimum: 0 }),
   adminKey: Type.Union([Type.String({ minLength: 16 }), Type.Null()]),
   tokenSecret: Type.Union([Type.String({ minLength: 32 }), Type.Null()]),
   tokenTtlSeconds: Type.Integer({ minimum: 60, maximum: 86400 }),
@@ -54,6 +56,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: blank(env.HOST) ?? '0.0.0.0',
     databaseUrl: blank(env.DATABASE_URL) ?? null,
     dataDir: resolve(blank(env.KOLLI_DATA_DIR) ?? './var'),
+    databaseQueryTimeoutMs: int(env.KOLLI_DB_QUERY_TIMEOUT_MS, 15_000),
     adminKey: blank(env.KOLLI_ADMIN_KEY) ?? null,
     tokenSecret: blank(env.KOLLI_TOKEN_SECRET) ?? null,
     tokenTtlSeconds: int(env.KOLLI_TOKEN_TTL_SECONDS, 3600),

@@ -5,7 +5,11 @@ import { type Database, openDatabase } from './db/client';
 
 /** Opens the configured database (PGlite under the data dir, or PostgreSQL). */
 export const openConfiguredDatabase = (config: Config) =>
-  openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
+  openDatabase({
+    url: config.databaseUrl,
+    dataDir: config.dataDir,
+    queryTimeoutMs: config.databaseQueryTimeoutMs,
+  });
 
 /**
  * Loads the shipped reference data (postal register, catalogue, terminals, tariffs, …) into a

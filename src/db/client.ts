@@ -6,7 +6,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
-import { migratePgliteClient, migratePool } from './migrate';
+import { migratePgliteClient, migratePostgres } from './migrate';
 
 /**
  * The Drizzle handle every store uses; the same type for PGlite and node-postgres. It knows no
@@ -37,12 +37,14 @@ export interface OpenOptions {
   dataDir: string | null;
   /** Connection pool size for PostgreSQL. */
   poolSize?: number;
+  /** PostgreSQL: a query unanswered this long fails as an outage; 0 waits forever. */
+  queryTimeoutMs?: number;
   /** Extra PGlite options (tests start from a migrated dump with `loadDataDir`). */
   pglite?: PGliteOptions;
 }
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
-  if (options.url) return openPostgres(options.url, options.poolSize ?? 10);
+  if (options.url) return openPostgres(options.url, options.poolSize ?? 10, options.queryTimeoutMs ?? 0);
   const dataDir = options.dataDir === null ? undefined : join(options.dataDir, 'pgdata');
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const client = await PGlite.create({ ...options.pglite, ...(dataDir ? { dataDir } : {}) });
@@ -59,8 +61,16 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   };
 }
 
-function openPostgres(url: string, max: number): Database {
-  const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5000 });
+function openPostgres(url: string, max: number, queryTimeoutMs: number): Database {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    connectionTimeoutMillis: 5000,
+    // A server that stops answering without closing the connection (a black-holed network) fails
+    // the query after this long, as an outage (503), instead of holding the request forever.
+    ...(queryTimeoutMs > 0 ? { query_timeout: queryTimeoutMs } : {}),
+    keepAlive: true,
+  });
   // An idle client whose server went away emits 'error'; the pool drops it and reconnects later.
   pool.on('error', () => {});
   // A checked-out client whose session ends (server restart, pg_terminate_backend, failover) emits
@@ -73,7 +83,7 @@ function openPostgres(url: string, max: number): Database {
     ping: async () => {
       await db.execute(sql`select 1`);
     },
-    migrate: () => migratePool(pool),
+    migrate: () => migratePostgres(url),
     close: () => pool.end(),
   };
 }

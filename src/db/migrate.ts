@@ -4,7 +4,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import type pg from 'pg';
+import pg from 'pg';
 
 const migrationsFolder = fileURLToPath(new URL('./migrations', import.meta.url));
 
@@ -20,13 +20,16 @@ export async function migratePgliteClient(client: PGlite): Promise<void> {
  * Applies the committed migrations on PostgreSQL. A session advisory lock on one connection makes
  * processes that start together take turns, so each migration runs once.
  */
-export async function migratePool(pool: pg.Pool): Promise<void> {
-  const client = await pool.connect();
+export async function migratePostgres(url: string): Promise<void> {
+  // Its own connection, without the pool's query timeout: waiting for another host's migration
+  // lock, or a long backfill, is not an outage.
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
   try {
     await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
     await migratePg(drizzlePg(client), { migrationsFolder });
   } finally {
     await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
-    client.release();
+    await client.end();
   }
 }

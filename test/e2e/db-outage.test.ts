@@ -33,6 +33,10 @@ class CuttableProxy {
 
   async listen(): Promise<void> {
     const server = net.createServer((client) => {
+      this.sockets.add(client);
+      client.on('close', () => this.sockets.delete(client));
+      // Black-holed: the connection is accepted, and nothing ever comes back.
+      if (this.holed) return void client.on('error', () => client.destroy());
       const upstream = net.connect(this.targetPort, this.targetHost);
       for (const s of [client, upstream]) {
         this.sockets.add(s);
@@ -50,6 +54,23 @@ class CuttableProxy {
     });
     this.port = (server.address() as net.AddressInfo).port;
     this.server = server;
+  }
+
+  private holed = false;
+
+  /** The network drops everything: connections stay open, nothing is forwarded either way. */
+  blackhole(): void {
+    this.holed = true;
+    for (const s of this.sockets) {
+      s.unpipe();
+      s.pause();
+    }
+  }
+
+  /** The network is back: the held connections are reset (as a router's would be), new ones forwarded. */
+  restore(): void {
+    this.holed = false;
+    for (const s of this.sockets) s.resetAndDestroy();
   }
 
   /** The database is gone: open connections are reset, new ones refused (nothing listens). */
@@ -77,6 +98,8 @@ const withDatabase = (base: string, name: string, port?: number) => {
   return u.toString();
 };
 
+/** Short, so that the black-hole test waits seconds, not the production default. */
+const QUERY_TIMEOUT_MS = 1500;
 let proxy: CuttableProxy;
 let database: Database;
 let app: FastifyInstance;
@@ -98,6 +121,7 @@ beforeAll(async () => {
     url: withDatabase(url, databaseName, proxy.port),
     dataDir: null,
     poolSize: 8,
+    queryTimeoutMs: QUERY_TIMEOUT_MS,
   });
   const services = createServices(database, config, { clock: () => new Date('2026-11-23T09:00:00Z') });
   app = await buildApp({ config, database, services });
@@ -286,4 +310,46 @@ test.skipIf(!url)(
     await database.ping();
   },
   30_000,
+);
+
+test.skipIf(!url)(
+  'with the network to PostgreSQL black-holed: 503 within the query and connect timeouts, never a hang or 500; back after it returns',
+  async () => {
+    const before = await load(1000);
+    expect(
+      before.filter((a) => a.status >= 500),
+      JSON.stringify(count(before)),
+    ).toEqual([]);
+
+    proxy.blackhole();
+    const started = Date.now();
+    const answers = await load(500); // every round started within 0.5 s must still finish
+    const took = Date.now() - started;
+    // Connect timeout 5 s, query timeout 1.5 s: a round (booking, then three reads) ends well within 15 s.
+    expect(took).toBeLessThan(15_000);
+    const statuses = count(answers);
+    expect(
+      answers.filter((a) => a.status >= 500 && a.status !== 503),
+      JSON.stringify(statuses),
+    ).toEqual([]);
+    expect(
+      answers.filter((a) => a.what === 'booking').every((a) => a.status === 503),
+      JSON.stringify(statuses),
+    ).toBe(true);
+    for (const a of answers.filter((x) => x.status === 503)) expect(a.retryAfter, a.what).toMatch(/^\d+$/);
+
+    proxy.restore();
+    const backAt = Date.now();
+    let first: number | null = null;
+    while (Date.now() - backAt < 15_000) {
+      const round_ = await round();
+      if (round_.every((a) => a.status < 500)) {
+        first = Date.now() - backAt;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(first, 'service did not come back within 15 s').not.toBeNull();
+  },
+  60_000,
 );
