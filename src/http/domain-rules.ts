@@ -1,11 +1,13 @@
 import type { ErrorObject } from 'ajv';
 import type { FastifyRequest } from 'fastify';
+import { ValidationFailed } from '../lib/errors';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /**
      * The route's domain rules, run on the part of a body that passed the schema, so that a 400 lists
-     * schema errors and rule violations together (CONTRACT §4). Answers `errors` keyed by field name.
+     * schema errors and rule violations together (CONTRACT §4). Answers `errors` keyed by field name,
+     * or throws `ValidationFailed` with them. Must write nothing.
      */
     domainRules?: (request: FastifyRequest, body: unknown) => Promise<Record<string, string[]>>;
   }
@@ -74,6 +76,8 @@ export async function allViolations(
   try {
     return withRuleViolations(schemaErrors, await rules(request, withoutRefused(request.body, refused)));
   } catch (e) {
+    // Rules that report by throwing, as the operation itself would.
+    if (e instanceof ValidationFailed) return withRuleViolations(schemaErrors, e.errors);
     request.log.debug({ err: e }, 'domain rules skipped on a body the schema refused');
     return schemaErrors;
   }

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { authErrors, problemResponses } from '../http/schemas';
 import {
@@ -40,10 +41,19 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService
     async (request) => webhooks.get(request.account, request.params.webhookId),
   );
 
+  // Rules on what the schema accepted, so one 400 lists both (http/domain-rules.ts).
+  const withRules = {
+    ...config,
+    domainRules: async (request: FastifyRequest, body: unknown) => {
+      await webhooks.check(request.account, body as WebhookRequest);
+      return {};
+    },
+  };
+
   app.post(
     '/v1/Webhooks',
     {
-      config,
+      config: withRules,
       schema: {
         tags,
         security,
@@ -79,7 +89,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService
   app.put(
     '/v1/Webhooks/:webhookId',
     {
-      config,
+      config: withRules,
       schema: {
         tags,
         security,

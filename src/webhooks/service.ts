@@ -150,6 +150,11 @@ export function createWebhookService(deps: WebhookDeps) {
     /** Shared with the worker loop, so test messages and deliveries use one client and one guard. */
     engine,
 
+    /** The rules of a create or replace request alone, writing nothing (throws `ValidationFailed`). */
+    async check(account: Account, body: WebhookRequest): Promise<void> {
+      await checked(account, body);
+    },
+
     /** `POST /v1/Webhooks`. */
     async create(account: Account, body: WebhookRequest): Promise<WebhookRecord> {
       const values = await checked(account, body);
