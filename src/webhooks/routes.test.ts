@@ -357,19 +357,19 @@ describe('target addresses (SSRF guard at registration)', () => {
 
 describe('one 400 for every violation', () => {
   test('schema errors and the registration rules are reported together, on create and replace', async () => {
-    const body = valid({ url: 'https://127.0.0.1/hook', customHeaders: 'nope' });
+    const body = valid({ url: 'https://127.0.0.1/hook', secret: '' });
     const res = await create(body, closedKey, closed);
     expect(res.statusCode).toBe(400);
-    expect(Object.keys(errorsOf(res.body)).sort()).toEqual(['customHeaders', 'url']);
+    expect(Object.keys(errorsOf(res.body)).sort()).toEqual(['secret', 'url']);
     const mine = await createOk();
     const put = await open.app.inject({
       method: 'PUT',
       url: `/v1/Webhooks/${mine.uuid}`,
       headers: bearer(key),
-      payload: valid({ expires: '2020-01-01T00:00:00Z', customHeaders: 'nope' }),
+      payload: valid({ expires: '2020-01-01T00:00:00Z', secret: '' }),
     });
     expect(put.statusCode).toBe(400);
-    expect(Object.keys(errorsOf(put.body)).sort()).toEqual(['customHeaders', 'expires']);
+    expect(Object.keys(errorsOf(put.body)).sort()).toEqual(['expires', 'secret']);
   });
 });
 

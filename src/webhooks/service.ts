@@ -110,10 +110,12 @@ export function createWebhookService(deps: WebhookDeps) {
     const v = new Violations();
     const customerNr = await ownerOf(account, body, v);
 
-    const urlIssue = await urlProblem(body.url, { allowPrivate, lookup: deps.lookup });
+    // `check` passes what the schema accepted: a refused url or secret is absent, and judged there.
+    const urlIssue =
+      body.url === undefined ? null : await urlProblem(body.url, { allowPrivate, lookup: deps.lookup });
     if (urlIssue) v.add('url', urlIssue);
 
-    const secretIssue = secretProblem(body.secret);
+    const secretIssue = body.secret === undefined ? null : secretProblem(body.secret);
     if (secretIssue) v.add('secret', secretIssue);
 
     const headers = checkCustomHeaders(body.customHeaders);
