@@ -569,6 +569,7 @@ test('a run that fails midway leaves nothing behind', async () => {
     booking: ctx.services.booking,
     postalCodes: ctx.services.postalCodes,
     nokPerEur: async () => '11.5',
+    seller: ctx.config.seller,
     clock: () => now,
     customers: ctx.services.customers,
     // The second shipment's facts fail, after the first invoice lines are written.
