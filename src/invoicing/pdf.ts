@@ -90,7 +90,7 @@ export async function renderInvoicePdf(
   pdf.pipe(out);
 
   // Seller, top left; document kind, top right.
-  font(pdf, 'wide', 15).text(seller.name, M, M, { width: 300 });
+  font(pdf, 'bold', 16).text(seller.name, M, M, { width: 300 });
   let y = pdf.y + 2;
   font(pdf, 'regular', 9, GREY);
   for (const line of [...seller.address, `Org.nr. ${formatOrgNr(seller.orgNr)} MVA`]) {
