@@ -132,6 +132,7 @@ export function createServices(database: Database, config: Config, options: Serv
       customers,
       postalCodes,
       nokPerEur: (date) => pricing.rateInForce(date, 'NOK'),
+      seller: config.seller,
       clock,
     }),
   };

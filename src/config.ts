@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { Cron } from 'croner';
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
+import { isBankAccount, isOrgNr } from './lib/mod11';
 
 /** Every setting Kolli reads from the environment; the only place `process.env` is read. */
 const ConfigSchema = Type.Object({
@@ -33,6 +34,16 @@ const ConfigSchema = Type.Object({
   invoiceCron: Type.Union([Type.String({ minLength: 9 }), Type.Null()]),
   /** After SIGTERM, how long `/readyz` answers 503 while requests are still served (the balancer drains). */
   shutdownDrainMs: Type.Integer({ minimum: 0, maximum: 120_000 }),
+  /** The carrier as it appears on its invoices (bokføringsforskriften § 5-1-1): who bills, where to pay. */
+  seller: Type.Object({
+    name: Type.String({ minLength: 1 }),
+    /** 9 digits with a MOD11 check digit; printed followed by `MVA` (VAT registered). */
+    orgNr: Type.String({ pattern: '^[0-9]{9}$' }),
+    /** Address lines, from `KOLLI_SELLER_ADDRESS` split at `;`. */
+    address: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+    /** 11 digits with a MOD11 check digit. */
+    bankAccount: Type.String({ pattern: '^[0-9]{11}$' }),
+  }),
 });
 
 export type Config = Readonly<Static<typeof ConfigSchema>>;
@@ -76,6 +87,16 @@ export function loadConfig(env: Env = process.env): Config {
     invoiceCron: blank(env.KOLLI_INVOICE_CRON) ?? null,
     // Behind a balancer (PostgreSQL: a fleet), long enough for its health checks to see the 503.
     shutdownDrainMs: int(env.KOLLI_SHUTDOWN_DRAIN_MS, blank(env.DATABASE_URL) ? 5000 : 0),
+    // Sandbox defaults: a made-up company with well-formed numbers; a carrier sets its own.
+    seller: {
+      name: blank(env.KOLLI_SELLER_NAME) ?? 'Kolli Sandbox AS',
+      orgNr: (blank(env.KOLLI_SELLER_ORG_NR) ?? '921000006').replace(/ /g, ''),
+      address: (blank(env.KOLLI_SELLER_ADDRESS) ?? 'Eksempelveien 1; 0150 OSLO')
+        .split(';')
+        .map((l) => l.trim())
+        .filter(Boolean),
+      bankAccount: (blank(env.KOLLI_SELLER_BANK_ACCOUNT) ?? '1234.56.78903').replace(/[. ]/g, ''),
+    },
   };
   if (!Value.Check(ConfigSchema, candidate)) {
     const problems = [...Value.Errors(ConfigSchema, candidate)].map(
@@ -83,6 +104,14 @@ export function loadConfig(env: Env = process.env): Config {
     );
     throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   }
+  const { seller } = candidate;
+  const sellerProblems = [
+    isOrgNr(seller.orgNr) ? null : 'seller.orgNr: KOLLI_SELLER_ORG_NR fails its MOD11 check digit',
+    isBankAccount(seller.bankAccount)
+      ? null
+      : 'seller.bankAccount: KOLLI_SELLER_BANK_ACCOUNT fails its MOD11 check digit',
+  ].filter((p) => p !== null);
+  if (sellerProblems.length) throw new Error(`Invalid configuration:\n  ${sellerProblems.join('\n  ')}`);
   if (candidate.invoiceCron) {
     try {
       new Cron(candidate.invoiceCron, { paused: true, timezone: 'Europe/Oslo' }).stop();

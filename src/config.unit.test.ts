@@ -24,6 +24,30 @@ describe('loadConfig', () => {
     expect(loadConfig({ KOLLI_INVOICE_CRON: '0 2 * * *' }).invoiceCron).toBe('0 2 * * *');
   });
 
+  test('the seller on invoices: sandbox defaults with valid MOD11 numbers, or the configured ones, checked', () => {
+    expect(loadConfig({}).seller).toEqual({
+      name: 'Kolli Sandbox AS',
+      orgNr: '921000006',
+      address: ['Eksempelveien 1', '0150 OSLO'],
+      bankAccount: '12345678903',
+    });
+    const own = loadConfig({
+      KOLLI_SELLER_NAME: 'Fjordfrakt AS',
+      KOLLI_SELLER_ORG_NR: '974 760 673',
+      KOLLI_SELLER_ADDRESS: 'Postboks 900 ; 8910 BRØNNØYSUND',
+      KOLLI_SELLER_BANK_ACCOUNT: '1234 56 78903',
+    }).seller;
+    expect(own).toEqual({
+      name: 'Fjordfrakt AS',
+      orgNr: '974760673',
+      address: ['Postboks 900', '8910 BRØNNØYSUND'],
+      bankAccount: '12345678903',
+    });
+    expect(() => loadConfig({ KOLLI_SELLER_ORG_NR: '921000007' })).toThrow(/seller\.orgNr.*MOD11/);
+    expect(() => loadConfig({ KOLLI_SELLER_ORG_NR: '92100000' })).toThrow(/seller\/orgNr/);
+    expect(() => loadConfig({ KOLLI_SELLER_BANK_ACCOUNT: '12345678904' })).toThrow(/seller\.bankAccount/);
+  });
+
   test('blank values count as unset', () => {
     expect(loadConfig({ DATABASE_URL: '  ', PORT: '' })).toMatchObject({ databaseUrl: null, port: 8080 });
   });

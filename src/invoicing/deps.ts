@@ -1,6 +1,7 @@
 import type { PayerRole } from '../booking/rules';
 import type { BookingService } from '../booking/service';
 import type { CatalogService } from '../catalog/service';
+import type { Config } from '../config';
 import type { CustomerService } from '../customers/service';
 import type { Db } from '../db/client';
 import type { PostalCodeService } from '../reference-data/postal-codes';
@@ -23,6 +24,8 @@ export interface InvoicingDeps {
   postalCodes: PostalCodeService;
   /** NOK per EUR in force on a date, as a decimal string (null when no rate table is in force). */
   nokPerEur(date: string): Promise<string | null>;
+  /** The carrier as its invoices name it: name, organisation number, address, bank account. */
+  seller: Config['seller'];
   clock?: () => Date;
 }
 

@@ -6,6 +6,21 @@ import type { InvoicedCostLine } from './tables';
 
 /** How invoices and their reports write amounts, dates and references. */
 
+/** Øre in the Norwegian form of printed documents: `1 234,50`, `-12,40`. */
+export function nokText(ore: number): string {
+  const [whole = '0', fraction = '00'] = formatAmount(Math.abs(ore)).split('.');
+  return `${ore < 0 ? '-' : ''}${groupThousands(whole)},${fraction}`;
+}
+/** A decimal number with a comma and grouped thousands: `1 234,5`. */
+export function decimalText(value: number, decimals: number): string {
+  const [whole = '0', fraction] = Math.abs(value).toFixed(decimals).split('.');
+  const sign = value < 0 && Number(value.toFixed(decimals)) !== 0 ? '-' : '';
+  return `${sign}${groupThousands(whole)}${fraction ? `,${fraction}` : ''}`;
+}
+const groupThousands = (digits: string) => digits.replace(/\B(?=(\d{3})+$)/g, ' ');
+/** `2026-11-25` → `25.11.2026`. */
+export const norwegianDate = (date: string) => date.replace(/^(\d{4})-(\d{2})-(\d{2})$/, '$3.$2.$1');
+
 /** Øre as a JSON decimal of kroner. */
 export const kr = toDecimal;
 /** Thousandths (grams, cm³) as a two-decimal string of the whole unit (kg, dm³). */

@@ -12,6 +12,7 @@ import { PAYMENT_TERMS_DAYS } from './deps';
 import { dateField, kr, midnight, sum } from './format';
 import { createInvoicingStore } from './store';
 import type { InvoicedShipmentFacts, invoiceShipments } from './tables';
+import { vatPercentOf, withVat } from './vat';
 
 /** Issuing invoices: the invoicing run and credit notes, each one transaction on the number lock. */
 
@@ -42,6 +43,8 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
       DeliveryAddress: addressLine(a.PickupPoint ?? recipient),
       PickupZip: a.Pickup?.Zip ?? null,
       DeliveryZip: recipient.Zip,
+      PickupCountry: a.Pickup?.Country ?? 'NO',
+      DeliveryCountry: recipient.Country ?? 'NO',
       ProductCode: s.productCode,
       ProductName: rules.product(s.productCode)?.Name ?? s.productCode,
       Services: s.services.map((code) => ({ Code: code, Name: rules.service(code)?.Name ?? code })),
@@ -78,8 +81,14 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
     };
   }
 
-  async function customerName(customerNr: string, tx: Tx): Promise<string> {
-    return (await deps.customers.get(customerNr, tx))?.name ?? `Customer ${customerNr}`;
+  /** The payer as the invoice names it (frozen: later changes to the register do not alter it). */
+  async function buyer(customerNr: string, tx: Tx) {
+    const row = await deps.customers.get(customerNr, tx);
+    return {
+      customerName: row?.name ?? `Customer ${customerNr}`,
+      customerOrgNr: row?.orgNr ?? null,
+      customerAddress: row?.address ?? null,
+    };
   }
 
   /** Writes one invoice (or credit note) with its shipment lines and its `invoice.issued` event. */
@@ -106,7 +115,7 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
         invoiceNr: invoice.invoiceNr,
         runId: invoice.runId,
         customerNr: invoice.customerNr,
-        customerName: await customerName(invoice.customerNr, tx),
+        ...(await buyer(invoice.customerNr, tx)),
         isCredit: invoice.isCredit,
         creditsInvoiceNr: invoice.creditsInvoiceNr ?? null,
         reason: invoice.reason ?? null,
@@ -180,7 +189,10 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
           const lines = [];
           for (const { role, shipment } of byPayer.get(customerNr) ?? []) {
             const { facts, pickupTerminal, deliveryTerminal } = await factsOf(shipment, rules, terminalOf);
-            const costLines = shipment.price.Lines.map((l) => ({ ...l }));
+            const costLines = withVat(
+              shipment.price.Lines,
+              vatPercentOf(facts.PickupCountry, facts.DeliveryCountry),
+            );
             lines.push({
               shipmentId: shipment.id,
               payerCustomerNr: customerNr,
@@ -257,7 +269,8 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
           .filter((l) => wanted.has(l.shipmentId))
           .map(({ invoiceNr: _n, lineNr: _l, isCredit: _c, ...l }) => ({
             ...l,
-            lines: l.lines.map((c) => ({ ...c, AmountOre: -c.AmountOre })),
+            // `0 -`: a zero amount stays 0, not −0.
+            lines: l.lines.map((c) => ({ ...c, AmountOre: 0 - c.AmountOre, VatOre: 0 - c.VatOre })),
             totalOre: -l.totalOre,
           }));
         const runId = await store.insertRun('credit_note', null);

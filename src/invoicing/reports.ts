@@ -12,6 +12,7 @@ import {
 import { type InvoicingDeps, MAX_REPORT_DAYS, PAYER_ROLES } from './deps';
 import { dateField, invoiceReference, isService, kr, krText, midnight, sum, thousandthsText } from './format';
 import { createInvoicingStore, type InvoiceRow } from './store';
+import { vatSum } from './vat';
 
 /** The invoice reports (v1, v2), the invoice details and the invoice document, read from issued invoices. */
 
@@ -59,7 +60,10 @@ function checkReportQuery(q: ReportQuery) {
   return { customerNr, role, from, to };
 }
 
-export function createInvoiceReports({ db }: Pick<InvoicingDeps, 'db'>) {
+/** The VAT rate of a shipment's lines (one rate per shipment: its countries decide). */
+const vatPercentOfLines = (lines: readonly { VatPercent: number }[]) => lines[0]?.VatPercent ?? 0;
+
+export function createInvoiceReports({ db, seller }: Pick<InvoicingDeps, 'db' | 'seller'>) {
   return {
     /** `GET /v1/InvoiceGetInvoiceReport`: one record per invoiced shipment of the payer in its role. */
     async reportV1(account: Account, q: ReportQuery) {
@@ -96,6 +100,9 @@ export function createInvoiceReports({ db }: Pick<InvoicingDeps, 'db'>) {
           GrossShipping: krText(gross),
           OtherIncome: krText(other),
           NetShipping: krText(line.totalOre),
+          VatPercent: String(vatPercentOfLines(line.lines)),
+          VatKr: krText(vatSum(line.lines)),
+          NetShippingInclVat: krText(line.totalOre + vatSum(line.lines)),
           Product: f.ProductCode,
           PaymentCode: line.payerRole,
           InvoiceCustomerNr: invoice.customerNr,
@@ -151,6 +158,9 @@ export function createInvoiceReports({ db }: Pick<InvoicingDeps, 'db'>) {
           RealWeightKg: gramsToKg(f.RealWeightG),
           VolumeDm3: cm3ToDm3(f.VolumeCm3),
           TotalFreightPrice: kr(line.totalOre),
+          VatPercent: vatPercentOfLines(line.lines),
+          VatKr: kr(vatSum(line.lines)),
+          TotalFreightPriceInclVat: kr(line.totalOre + vatSum(line.lines)),
           InvoiceDate: midnight(invoice.invoiceDate),
           DeliveryDate: midnight(f.DeliveryDate),
           PickupDate: midnight(line.pickupDate),
@@ -163,6 +173,8 @@ export function createInvoiceReports({ db }: Pick<InvoicingDeps, 'db'>) {
               CostName: l.Description,
               AmountTypeCode: type,
               AmountTypeName: AMOUNT_TYPE_NAMES[type],
+              VatPercent: l.VatPercent,
+              VatKr: kr(l.VatOre),
             };
           }),
         };
@@ -177,7 +189,7 @@ export function createInvoiceReports({ db }: Pick<InvoicingDeps, 'db'>) {
       const store = createInvoicingStore(db);
       const invoice = await store.invoice(invoiceNr);
       if (!invoice || !canActFor(account, invoice.customerNr)) throw notFound(`Invoice ${invoiceNr}`);
-      return { invoice, lines: await store.linesOf(invoiceNr) };
+      return { invoice, lines: await store.linesOf(invoiceNr), seller };
     },
 
     /**
@@ -237,6 +249,8 @@ export function createInvoiceReports({ db }: Pick<InvoicingDeps, 'db'>) {
             CalculationWeightKg: f.ChargeableWeightKg,
             AmountKr: kr(l.AmountOre),
             AdditionEnergyKr: l.CostTypeCode === 'ENERGY' ? kr(l.AmountOre) : 0,
+            VatPercent: l.VatPercent,
+            VatKr: kr(l.VatOre),
             AmountEuro: rateMicro ? toDecimal(mulDivHalfUp(l.AmountOre, 1_000_000, rateMicro)) : null,
             ExchangeRateEuro: rate,
           };

@@ -78,7 +78,7 @@ export const invoicingRoutes: FastifyPluginAsyncTypebox<{ invoicing: InvoicingSe
         tags,
         summary: 'An invoice or credit note as PDF',
         description:
-          'The issued document (A4): payer, number, KID, dates, one row per shipment and the total in NOK excluding VAT. 404 for an invoice the key cannot act for, as for one that does not exist.',
+          'The issued document (A4) with what bokføringsforskriften § 5-1-1 asks of an invoice: seller and buyer (names, organisation numbers, addresses), number, dates and delivery period, each shipment with its cost lines, amounts excluding VAT, VAT per rate, the total including VAT, due date, bank account and KID. 404 for an invoice the key cannot act for, as for one that does not exist.',
         params: Type.Object({
           invoicenr: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'The invoice number.' }),
         }),
@@ -93,9 +93,10 @@ export const invoicingRoutes: FastifyPluginAsyncTypebox<{ invoicing: InvoicingSe
       },
     },
     async (request, reply) => {
-      const { invoice, lines } = await invoicing.document(request.account, request.params.invoicenr);
+      const document = await invoicing.document(request.account, request.params.invoicenr);
+      const { invoice } = document;
       const body = new PassThrough();
-      renderInvoicePdf(invoice, lines, body).catch((err: unknown) => {
+      renderInvoicePdf(document, body).catch((err: unknown) => {
         request.log.error({ err, invoiceNr: invoice.invoiceNr }, 'invoice PDF rendering failed');
         body.destroy(err instanceof Error ? err : new Error(String(err)));
       });

@@ -38,6 +38,12 @@ export const InvoiceReportV1 = Type.Object({
   GrossShipping: Type.String(),
   OtherIncome: Type.String(),
   NetShipping: Type.String(),
+  VatPercent: Type.String({
+    description:
+      'Extension: the VAT rate of the shipment, `25` (domestic) or `0` (to or from abroad, exempt).',
+  }),
+  VatKr: Type.String({ description: 'Extension: the VAT on NetShipping, as on the invoice.' }),
+  NetShippingInclVat: Type.String({ description: 'Extension: NetShipping plus VatKr.' }),
   Product: Type.String(),
   PaymentCode: Type.String(),
   InvoiceCustomerNr: Type.String(),
@@ -76,6 +82,13 @@ export const InvoiceReportV2 = Type.Object({
   RealWeightKg: Dec,
   VolumeDm3: Dec,
   TotalFreightPrice: Dec,
+  VatPercent: Type.Number({
+    description: 'Extension: the VAT rate of the shipment, 25 (domestic) or 0 (to or from abroad, exempt).',
+  }),
+  VatKr: Type.Number({
+    description: 'Extension: the VAT on TotalFreightPrice (the sum of the lines’ VatKr).',
+  }),
+  TotalFreightPriceInclVat: Dec,
   InvoiceDate: DateTime,
   DeliveryDate: DateTime,
   PickupDate: DateTime,
@@ -87,6 +100,8 @@ export const InvoiceReportV2 = Type.Object({
       CostName: Type.String(),
       AmountTypeCode: Type.String({ description: 'F freight, A addition, D discount, S service.' }),
       AmountTypeName: Type.String(),
+      VatPercent: Type.Number({ description: 'Extension: the line’s VAT rate.' }),
+      VatKr: Type.Number({ description: 'Extension: the line’s VAT, rounded half-up to the øre.' }),
     }),
   ),
 });
@@ -124,6 +139,11 @@ export const InvoiceLine = Type.Object({
   CalculationWeightKg: Dec,
   AmountKr: Dec,
   AdditionEnergyKr: Dec,
+  VatPercent: Type.Number({ description: 'Extension: the VAT rate of the row, 25 or 0 (exempt).' }),
+  VatKr: Type.Number({
+    description:
+      'Extension: the VAT of the row, rounded half-up to the øre; the rows’ sum is the invoice’s VAT.',
+  }),
   AmountEuro: Nullable(Dec),
   ExchangeRateEuro: Nullable(Dec),
 });

@@ -32,6 +32,15 @@ export const invoiceRuns = pgTable('invoice_runs', {
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
+/** The payer's postal address as frozen on an invoice (the customer register's address fields). */
+export interface InvoicedAddress {
+  Address?: string;
+  Address2?: string;
+  Zip?: string;
+  Place?: string;
+  Country?: string;
+}
+
 /** An issued invoice or credit note; never changed once written. */
 export const invoices = pgTable(
   'invoices',
@@ -41,6 +50,9 @@ export const invoices = pgTable(
     /** The paying customer. */
     customerNr: text('customer_nr').notNull(),
     customerName: text('customer_name').notNull(),
+    /** The payer's organisation number and address as they were when the invoice was issued. */
+    customerOrgNr: text('customer_org_nr'),
+    customerAddress: jsonb('customer_address').$type<InvoicedAddress>(),
     /** True for a credit note (negative amounts). */
     isCredit: boolean('is_credit').notNull().default(false),
     /** For a credit note: the invoice it corrects. */
@@ -57,11 +69,18 @@ export const invoices = pgTable(
   (t) => [index('invoices_customer_idx').on(t.customerNr, t.invoiceNr)],
 );
 
-/** A cost line as invoiced (amounts in øre; negative on credit notes and for discounts). */
+/**
+ * A cost line as invoiced (amounts in øre; negative on credit notes and for discounts), with its VAT
+ * rate and amount as the VAT rule (`vat.ts`) gave them when the invoice was issued.
+ */
 export interface InvoicedCostLine {
   CostTypeCode: string;
   Description: string;
+  /** Excluding VAT. */
   AmountOre: number;
+  /** 25 (domestic) or 0 (exempt: transport to or from abroad). */
+  VatPercent: number;
+  VatOre: number;
 }
 
 /** The facts of a shipment at invoicing, frozen with the invoice so reports never change. */
@@ -73,6 +92,9 @@ export interface InvoicedShipmentFacts {
   DeliveryAddress: string | null;
   PickupZip: string | null;
   DeliveryZip: string | null;
+  /** ISO alpha-2 countries of pickup and delivery; they decide the VAT rate. */
+  PickupCountry: string;
+  DeliveryCountry: string;
   ProductCode: string;
   ProductName: string;
   Services: { Code: string; Name: string }[];
