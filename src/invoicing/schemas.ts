@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { OSLO_DATETIME } from '../http/binding';
 import { Nullable } from '../http/schemas';
 import { V1_COST_FIELDS } from './cost-codes';
 
@@ -12,8 +13,9 @@ export const ReportQuery = Type.Object({
   Payer: Type.String({ description: '`S` as sender, `M` as recipient, `F` as other payer.' }),
   PickupTerminal: Type.Optional(Type.String({ maxLength: 10 })),
   DeliveryTerminal: Type.Optional(Type.String({ maxLength: 10 })),
-  FromPickupDate: Type.String({ description: 'A date (YYYY-MM-DD), inclusive.' }),
+  FromPickupDate: Type.String({ description: 'A date (YYYY-MM-DD), inclusive.', [OSLO_DATETIME]: true }),
   ToPickupDate: Type.String({
+    [OSLO_DATETIME]: true,
     description: 'A date (YYYY-MM-DD), inclusive; at most 366 days after FromPickupDate.',
   }),
 });
@@ -129,7 +131,10 @@ export const InvoiceLine = Type.Object({
 });
 
 export const RunRequest = Type.Object({
-  ToDate: Type.String({ description: 'Invoice shipments picked up on or before this date (YYYY-MM-DD).' }),
+  ToDate: Type.String({
+    description: 'Invoice shipments picked up on or before this date (YYYY-MM-DD).',
+    [OSLO_DATETIME]: true,
+  }),
 });
 
 const Issued = Type.Object({ InvoiceNr: Type.Integer(), CustomerNr: Type.String(), Total: Dec });
