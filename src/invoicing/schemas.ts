@@ -93,6 +93,19 @@ export const InvoiceReportV2 = Type.Object({
   ),
 });
 
+/** The v3 record (CONTRACT §14): every field of the v2 record, and these. */
+export const InvoiceReportV3 = Type.Object({
+  ...InvoiceReportV2.properties,
+  GiroKid: Type.String({ description: 'The invoice’s KID (payment reference).' }),
+  RecipientReference: Str,
+  OrderReference: Str,
+  LoadingMeters: Dec,
+  PalletPlaces: Type.Integer(),
+  PaymentCode: Type.String({ description: 'Who pays: `S` sender, `M` recipient, `F` other.' }),
+  UnitCode: Type.String(),
+  Units: Type.Integer(),
+});
+
 export const DetailsQuery = Type.Object({
   Customernr: Type.String({ description: 'The paying customer number (an integer).' }),
   Invoicenr: Type.String({ description: 'The invoice number (an integer).' }),
