@@ -158,6 +158,29 @@ describe('OAuth2 token endpoint', () => {
     expect(basic.statusCode).toBe(200);
   });
 
+  test('POST /as/token.oauth2 (the original service’s token path) is the same endpoint, with the original’s form', async () => {
+    // The original's developer pages send client_id=norway-customer-api with the password grant.
+    const form = { client_id: 'norway-customer-api', grant_type: 'password', username: keyId, password: key };
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/as/token.oauth2',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams(form).toString(),
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const body = json<{ access_token: string; token_type: string }>(res);
+    expect(body.token_type).toBe('Bearer');
+    expect((await get('/v1/customers/1000', bearer(body.access_token))).statusCode).toBe(200);
+    const wrong = await ctx.app.inject({
+      method: 'POST',
+      url: '/as/token.oauth2',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ ...form, password: 'wrong' }).toString(),
+    });
+    expect(wrong.statusCode).toBe(400);
+    expect(json(wrong).error).toBe('invalid_grant');
+  });
+
   test('a wrong password is invalid_grant (400)', async () => {
     const res = await token({ grant_type: 'password', username: keyId, password: 'wrong' });
     expect(res.statusCode).toBe(400);

@@ -40,65 +40,74 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
   }
 }
 
+/** The token endpoint's paths: Kolli's own and the original service's. */
+export const TOKEN_PATHS = ['/oauth/token', '/as/token.oauth2'] as const;
+
 /**
  * OAuth2 token endpoint (RFC 6749) for clients built for the original service's login.
  * Errors follow the RFC (`{"error": ...}`), not the problem shape.
  */
 export const tokenRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService }> = async (app, { auth }) => {
-  app.post(
-    '/oauth/token',
-    {
-      config: { public: true },
-      schema: {
-        tags: ['Authentication'],
-        summary: 'Exchange an API key for an access token',
-        description:
-          'Form-encoded. `grant_type=password` with `username` = API key id and `password` = API key, or `grant_type=client_credentials` with `client_id`/`client_secret` likewise (also accepted as HTTP Basic). The token is used as `Authorization: Bearer <access_token>`.',
-        consumes: ['application/x-www-form-urlencoded'],
-        body: TokenRequest,
-        response: { 200: TokenResponse, 400: OAuthError, 401: OAuthError },
+  // `/as/token.oauth2` is the original service's token path (CONTRACT §14): the same endpoint.
+  for (const url of TOKEN_PATHS) {
+    app.post(
+      url,
+      {
+        config: { public: true, rateLimited: true },
+        schema: {
+          tags: ['Authentication'],
+          summary:
+            url === '/oauth/token'
+              ? 'Exchange an API key for an access token'
+              : 'Exchange an API key for an access token (the original service’s token path)',
+          description:
+            'Form-encoded. `grant_type=password` with `username` = API key id and `password` = API key, or `grant_type=client_credentials` with `client_id`/`client_secret` likewise (also accepted as HTTP Basic). The token is used as `Authorization: Bearer <access_token>`.',
+          consumes: ['application/x-www-form-urlencoded'],
+          body: TokenRequest,
+          response: { 200: TokenResponse, 400: OAuthError, 401: OAuthError },
+        },
       },
-    },
-    async (request, reply) => {
-      reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
-      const body = request.body;
-      const fail = (status: 400 | 401, error: string, description: string) =>
-        reply.code(status).send({ error, error_description: description });
-      try {
-        if (body.grant_type === 'password') {
-          if (!body.username || !body.password) {
-            return fail(400, 'invalid_request', 'username and password are required.');
+      async (request, reply) => {
+        reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+        const body = request.body;
+        const fail = (status: 400 | 401, error: string, description: string) =>
+          reply.code(status).send({ error, error_description: description });
+        try {
+          if (body.grant_type === 'password') {
+            if (!body.username || !body.password) {
+              return fail(400, 'invalid_request', 'username and password are required.');
+            }
+            try {
+              return await auth.issueToken(body.username, body.password);
+            } catch (e) {
+              if (e instanceof DomainError)
+                return fail(400, 'invalid_grant', 'The key id or key is not valid.');
+              throw e;
+            }
           }
-          try {
-            return await auth.issueToken(body.username, body.password);
-          } catch (e) {
-            if (e instanceof DomainError)
-              return fail(400, 'invalid_grant', 'The key id or key is not valid.');
-            throw e;
+          if (body.grant_type === 'client_credentials') {
+            const basic = basicCredentials(request.headers.authorization);
+            const id = body.client_id ?? basic?.id;
+            const secret = body.client_secret ?? basic?.secret;
+            if (!id || !secret) {
+              reply.header('www-authenticate', 'Basic realm="kolli"');
+              return fail(401, 'invalid_client', 'client_id and client_secret are required.');
+            }
+            return await auth.issueToken(id, secret);
           }
-        }
-        if (body.grant_type === 'client_credentials') {
-          const basic = basicCredentials(request.headers.authorization);
-          const id = body.client_id ?? basic?.id;
-          const secret = body.client_secret ?? basic?.secret;
-          if (!id || !secret) {
+          return fail(
+            400,
+            body.grant_type ? 'unsupported_grant_type' : 'invalid_request',
+            body.grant_type ? `Grant type '${body.grant_type}' is not supported.` : 'grant_type is required.',
+          );
+        } catch (e) {
+          if (e instanceof DomainError && e.kind === 'unauthorized') {
             reply.header('www-authenticate', 'Basic realm="kolli"');
-            return fail(401, 'invalid_client', 'client_id and client_secret are required.');
+            return fail(401, 'invalid_client', 'The client id or secret is not valid.');
           }
-          return await auth.issueToken(id, secret);
+          throw e;
         }
-        return fail(
-          400,
-          body.grant_type ? 'unsupported_grant_type' : 'invalid_request',
-          body.grant_type ? `Grant type '${body.grant_type}' is not supported.` : 'grant_type is required.',
-        );
-      } catch (e) {
-        if (e instanceof DomainError && e.kind === 'unauthorized') {
-          reply.header('www-authenticate', 'Basic realm="kolli"');
-          return fail(401, 'invalid_client', 'The client id or secret is not valid.');
-        }
-        throw e;
-      }
-    },
-  );
+      },
+    );
+  }
 };

@@ -35,6 +35,10 @@ export interface UpdateOptions {
   ifMatch?: string;
   /** Runs inside the booking's transaction, after the change (the idempotency record is written here). */
   within?: (tx: Tx, outcome: UpdateOutcome) => Promise<void>;
+  /** `POST /Shipment/Book` and `/v2/Shipment/Book`: a ShipmentId that already exists is a 409. */
+  createOnly?: boolean;
+  /** Rules the wire shape broke before mapping (v2 `Addresses`), reported with the booking's own. */
+  violations?: Record<string, string[]>;
 }
 
 export interface UpdateOutcome {

@@ -283,8 +283,9 @@ describe('rules (400 naming every violated field)', () => {
     [{ CommentToCarrier: 'x'.repeat(10_000) }, 'CommentToCarrier'],
     [{ GoodsDescription: 'nul\u0000byte' }, 'GoodsDescription'],
     [{ Parcels: [{ Weight: -1 }] }, 'Parcels[0].Weight'],
-    [{ Parcels: [{ Weight: '12' }] }, 'Parcels[0].Weight'],
-    [{ Parcels: [{ Weight: 1, Length: 0 }] }, 'Parcels[0].Length'],
+    // A numeric string binds and a 0 measure is "not given" (CONTRACT §2); other text does not.
+    [{ Parcels: [{ Weight: '12 kg' }] }, 'Parcels[0].Weight'],
+    [{ Parcels: [{ Weight: 1, Length: -1 }] }, 'Parcels[0].Length'],
     [{ Parcels: [{ Weight: 5000 }] }, 'Parcels[0].Weight'],
     [{ Parcels: [] }, 'Parcels'],
     [{ Parcels: Array.from({ length: 1000 }, () => ({ Weight: 1 })) }, 'Parcels'],
@@ -505,6 +506,29 @@ describe('updates', () => {
     expect(isGsin(id)).toBe(true);
     expect((await post(booking({ ShipmentStatus: 'Draft', ShipmentId: id }))).statusCode).toBe(201);
     expect((await post(booking({ ShipmentStatus: 'Draft', ShipmentId: id }))).statusCode).toBe(200);
+  });
+
+  test('a customer-given SSCC is a ShipmentId too; a wrong check digit is not', async () => {
+    const id = '370900019876543219';
+    expect(isSscc(id)).toBe(true);
+    const created = await post(booking({ ShipmentStatus: 'Draft', ShipmentId: id }));
+    expect(created.statusCode, created.body).toBe(201);
+    expect(json<UpdateResult>(created).ShipmentId).toBe(id);
+    expect((await post(booking({ ShipmentStatus: 'Draft', ShipmentId: id }))).statusCode).toBe(200);
+    expect((await read(id)).statusCode).toBe(200);
+    const wrong = await post(booking({ ShipmentStatus: 'Draft', ShipmentId: '370900019876543210' }));
+    expect(wrong.statusCode).toBe(400);
+    expect(Object.keys(errorsOf(wrong))).toEqual(['ShipmentId']);
+  });
+
+  test('customer-given ParcelIds are kept as given', async () => {
+    const created = await post(
+      booking({ ShipmentStatus: 'Draft', Parcels: [{ ParcelId: 'Kunde-PK 0001/a', Weight: 2 }] }),
+    );
+    expect(created.statusCode, created.body).toBe(201);
+    expect(json<UpdateResult>(created).ParcelIds).toEqual(['Kunde-PK 0001/a']);
+    const records = json<{ ParcelId: string }[]>(await read(json<UpdateResult>(created).ShipmentId));
+    expect(records.map((r) => r.ParcelId)).toEqual(['Kunde-PK 0001/a']);
   });
 
   test('If-Match with a stale ETag is 412; with the current one the update applies', async () => {

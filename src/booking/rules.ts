@@ -1,6 +1,6 @@
 import type { CatalogRules, Product } from '../catalog/service';
 import type { Violations } from '../lib/errors';
-import { isGsin } from '../lib/gs1';
+import { isGsin, isSscc } from '../lib/gs1';
 import { addDays, dateOfDateTime, isWorkingDay } from '../schedule/calendar';
 import { DESIRED_DATE_SLACK_DAYS } from '../schedule/service';
 import type { AddressBlock, CustomsLine, ShipmentAddresses } from './model';
@@ -214,13 +214,16 @@ export function customsOf(body: ShipmentUpdate): CustomsLine[] | null {
   }));
 }
 
-/** A customer-given ShipmentId must be a GSIN (17 digits with a valid GS1 check digit). */
+/**
+ * A customer-given ShipmentId must be a GSIN (17 digits) or an SSCC (18 digits, as the original's v2
+ * booking page recommends), either with a valid GS1 check digit, under any company prefix (CONTRACT §5).
+ */
 export function checkShipmentId(id: string | undefined, v: Violations): void {
   if (id === undefined) return;
   v.check(
     'ShipmentId',
-    isGsin(id),
-    'The ShipmentId field must be a GSIN: 17 digits ending in a valid GS1 check digit.',
+    isGsin(id) || isSscc(id),
+    'The ShipmentId field must be a GSIN (17 digits) or an SSCC (18 digits) ending in a valid GS1 check digit.',
   );
 }
 

@@ -1,5 +1,10 @@
 import { type Static, Type } from 'typebox';
+import { OSLO_DATETIME, ZERO_ABSENT } from '../http/binding';
 import { Nullable } from '../http/schemas';
+
+/** An optional id or measure where `0` means "not given" (see http/binding.ts). */
+const ZERO = { [ZERO_ABSENT]: true } as const;
+const CM = 'Centimetres; `0` = not given.';
 
 const Str = (max: number, description?: string) =>
   Type.String({ maxLength: max, ...(description ? { description } : {}) });
@@ -8,6 +13,8 @@ const Str = (max: number, description?: string) =>
 export const LocalDateTime = Type.String({
   pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,7})?)?)?$',
   'x-error': 'Give a date (2026-11-23) or a local date and time (2026-11-23T10:00:00).',
+  // With `Z` or an offset, the binder converts it to Oslo local time first.
+  [OSLO_DATETIME]: true,
 });
 
 const Phone = Type.String({
@@ -79,11 +86,17 @@ export const ParcelDetails = Type.Object({
   ),
   Delete: Type.Optional(Type.Boolean({ description: '`true` removes the parcel with this ParcelId.' })),
   Weight: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 100_000, description: 'Kilograms.' })),
-  Length: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: 'Centimetres.' })),
-  Height: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: 'Centimetres.' })),
-  Width: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: 'Centimetres.' })),
+  // `0` is a .NET client's unset int: "not given" (CONTRACT §2).
+  Length: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: CM, ...ZERO })),
+  Height: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: CM, ...ZERO })),
+  Width: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: CM, ...ZERO })),
   Volume: Type.Optional(
-    Type.Number({ exclusiveMinimum: 0, maximum: 10_000_000, description: 'Cubic decimetres (litres).' }),
+    Type.Number({
+      exclusiveMinimum: 0,
+      maximum: 10_000_000,
+      description: 'Cubic decimetres (litres); `0` = not given.',
+      ...ZERO,
+    }),
   ),
 });
 
@@ -104,45 +117,47 @@ export const CustomsLineSchema = Type.Object({
   Quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
 });
 
+/** The fields of a booking request other than its addresses: one set for the v1 and the v2 body. */
+const commandFields = {
+  Parcels: Type.Array(ParcelDetails, { maxItems: 999 }),
+  ShipmentStatus: Type.Union([Type.Integer(), Type.String({ maxLength: 20 })], {
+    description: '`Draft` (0), `ReadyForPublish` (1) or `Published` (2), by name or number.',
+  }),
+  CustomerId: Type.String({
+    pattern: '^[0-9]{1,10}$',
+    'x-error': 'The CustomerId field must be a customer number (digits).',
+  }),
+  ShipmentId: Type.Optional(Type.String({ maxLength: 35, description: 'A GSIN; generated when absent.' })),
+  ProductCode: Type.String({ minLength: 1, maxLength: 10 }),
+  DeliveryType: Type.Union([Type.Integer(), Type.String({ maxLength: 10 })], {
+    description: '`0` Private or `1` Company, by number or name.',
+  }),
+  Services: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 10 }), { maxItems: 30 })),
+  CommentToCarrier: Type.Optional(Str(500)),
+  GoodsDescription: Type.Optional(Str(500)),
+  DeliveryDate: Type.Optional(LocalDateTime),
+  PickupDate: Type.Optional(LocalDateTime),
+  UnitCode: Type.Optional(Type.String({ maxLength: 2 })),
+  RecipientShallPay: Type.Optional(Type.Boolean()),
+  RecipientCustomerId: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, ...ZERO })),
+  PayerCustomerId: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 2_147_483_647,
+      ...ZERO,
+      description:
+        'Extension: a third party that pays the freight (invoice payer role `F`). The key must be able to act for it. Not with `RecipientShallPay`.',
+    }),
+  ),
+  SenderReference: Type.Optional(Str(35, 'Printed in full on the label; 15 characters show on the invoice.')),
+  PickupPointId: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, ...ZERO })),
+  ShouldGenerateReturnShipment: Type.Optional(Type.Boolean()),
+  CustomsInformation: Type.Optional(Type.Object({ Lines: Type.Array(CustomsLineSchema, { maxItems: 999 }) })),
+};
+
 export const ShipmentUpdateRequest = Type.Object(
   {
-    Parcels: Type.Array(ParcelDetails, { maxItems: 999 }),
-    ShipmentStatus: Type.Union([Type.Integer(), Type.String({ maxLength: 20 })], {
-      description: '`Draft` (0), `ReadyForPublish` (1) or `Published` (2), by name or number.',
-    }),
-    CustomerId: Type.String({
-      pattern: '^[0-9]{1,10}$',
-      'x-error': 'The CustomerId field must be a customer number (digits).',
-    }),
-    ShipmentId: Type.Optional(Type.String({ maxLength: 35, description: 'A GSIN; generated when absent.' })),
-    ProductCode: Type.String({ minLength: 1, maxLength: 10 }),
-    DeliveryType: Type.Union([Type.Integer(), Type.String({ maxLength: 10 })], {
-      description: '`0` Private or `1` Company, by number or name.',
-    }),
-    Services: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 10 }), { maxItems: 30 })),
-    CommentToCarrier: Type.Optional(Str(500)),
-    GoodsDescription: Type.Optional(Str(500)),
-    DeliveryDate: Type.Optional(LocalDateTime),
-    PickupDate: Type.Optional(LocalDateTime),
-    UnitCode: Type.Optional(Type.String({ maxLength: 2 })),
-    RecipientShallPay: Type.Optional(Type.Boolean()),
-    RecipientCustomerId: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
-    PayerCustomerId: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: 2_147_483_647,
-        description:
-          'Extension: a third party that pays the freight (invoice payer role `F`). The key must be able to act for it. Not with `RecipientShallPay`.',
-      }),
-    ),
-    SenderReference: Type.Optional(
-      Str(35, 'Printed in full on the label; 15 characters show on the invoice.'),
-    ),
-    PickupPointId: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
-    ShouldGenerateReturnShipment: Type.Optional(Type.Boolean()),
-    CustomsInformation: Type.Optional(
-      Type.Object({ Lines: Type.Array(CustomsLineSchema, { maxItems: 999 }) }),
-    ),
+    ...commandFields,
     ...addressBlock('Pickup'),
     ...addressBlock('Recipient'),
     ...addressBlock('Return'),
@@ -151,6 +166,53 @@ export const ShipmentUpdateRequest = Type.Object(
   { description: 'Create or update a shipment of up to 999 parcels.' },
 );
 export type ShipmentUpdate = Static<typeof ShipmentUpdateRequest>;
+
+/** One element of the v2 body's `Addresses`: the read record's `Address` shape (CONTRACT §14). */
+export const AddressV2 = Type.Object({
+  AddressTypeId: Type.Integer({
+    minimum: 1,
+    maximum: 4,
+    description: '1 pickup, 2 recipient, 3 return, 4 pickup point; each at most once.',
+  }),
+  CompanyName: Type.Optional(Str(100)),
+  FirstName: Type.Optional(Str(100)),
+  LastName: Type.Optional(Str(100)),
+  Address: Type.Optional(Str(100)),
+  Address2: Type.Optional(Str(100)),
+  Zip: Type.Optional(Type.String({ minLength: 1, maxLength: 10 })),
+  Place: Type.Optional(Str(100)),
+  County: Type.Optional(Str(100)),
+  Country: Type.Optional(Country),
+});
+export type AddressV2T = Static<typeof AddressV2>;
+
+const { PickupPhone, PickupEmail } = addressBlock('Pickup');
+const { RecipientPhone, RecipientEmail } = addressBlock('Recipient');
+const { ReturnPhone, ReturnEmail } = addressBlock('Return');
+
+/**
+ * The v2 body of `POST /v2/Shipment/Book` and `/v2/Shipment/Update`: the v1 body with its flat
+ * address blocks replaced by `Addresses`; the contact fields stay top-level. `wire-v2.ts` maps it
+ * to the v1 command, so both run the same rules against the same store.
+ */
+export const ShipmentV2Request = Type.Object(
+  {
+    ...commandFields,
+    Addresses: Type.Array(AddressV2, {
+      maxItems: 4,
+      description:
+        'The pickup (1), recipient (2), return (3) and pickup point (4) addresses, each type at most once. `ReadyForPublish` and `Published` need types 1 and 2 with a name, address line, zip and place.',
+    }),
+    PickupPhone,
+    PickupEmail,
+    RecipientPhone,
+    RecipientEmail,
+    ReturnPhone,
+    ReturnEmail,
+  },
+  { description: 'Create or update a shipment of up to 999 parcels (the v2 body, with an Addresses list).' },
+);
+export type ShipmentV2 = Static<typeof ShipmentV2Request>;
 
 export const ShipmentUpdateResponse = Type.Object({
   ShipmentId: Type.String(),

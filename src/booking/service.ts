@@ -42,13 +42,15 @@ export function createBookingService(deps: BookingDeps) {
     ): Promise<UpdateOutcome> {
       assertCanActFor(account, body.CustomerId);
       const v = new Violations();
+      for (const [field, messages] of Object.entries(options.violations ?? {}))
+        for (const m of messages) v.add(field, m);
       const checked = await validateRequest(deps, account, body, v);
       // Two requests creating the same customer-given ShipmentId at once: the loser retries as an update.
       for (let attempt = 0; ; attempt++) {
         try {
           const priced = v.empty ? await priceAhead(deps, body, checked) : null;
           return await db.transaction(async (tx) => {
-            const outcome = await writer.apply(tx, body, checked, new Violations(v), options.ifMatch, priced);
+            const outcome = await writer.apply(tx, body, checked, new Violations(v), options, priced);
             await options.within?.(tx, outcome);
             return outcome;
           });

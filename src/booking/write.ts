@@ -4,7 +4,7 @@ import type { Tx } from '../db/client';
 import { type DomainEvent, emitEvents } from '../events/outbox';
 import { DomainError, notFound, type Violations } from '../lib/errors';
 import { gsin, sscc } from '../lib/gs1';
-import type { UpdateOutcome } from './deps';
+import type { UpdateOptions, UpdateOutcome } from './deps';
 import type { FrozenPrice } from './model';
 import { checkMeasures, mergeParcels } from './parcels';
 import { type PricedAhead, pricedFor, returnAddresses } from './publish';
@@ -97,12 +97,19 @@ export function createShipmentWriter({ clock, prefix }: { clock: () => Date; pre
     body: ShipmentUpdate,
     c: Checked,
     v: Violations,
-    ifMatch: string | undefined,
+    { ifMatch, createOnly }: Pick<UpdateOptions, 'ifMatch' | 'createOnly'>,
     priced: PricedAhead | null,
   ): Promise<UpdateOutcome> {
     {
       const store = createBookingStore(tx);
       const existing = body.ShipmentId ? await store.lockShipment(body.ShipmentId) : null;
+      if (existing && createOnly) {
+        throw new DomainError(
+          'conflict',
+          'shipment_exists',
+          `Shipment ${existing.id} already exists; /Shipment/Book only creates. Change it with /Shipment/Update or /v2/Shipment/Update.`,
+        );
+      }
       if (existing) {
         if (existing.customerNr !== body.CustomerId) {
           // Not the caller's: said as a rule on ShipmentId, without telling whose it is.

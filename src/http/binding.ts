@@ -1,14 +1,19 @@
 import { isUtf8 } from 'node:buffer';
+import { formatOslo } from '../lib/oslo-time';
 
 /**
- * Case-insensitive binding of JSON properties and query parameters, as ASP.NET model binding
- * does for the service the spec describes (`customernr` binds to `Customernr`).
+ * Lenient binding of JSON properties and query parameters, as ASP.NET Core's model binding with its
+ * web defaults does for the service the spec describes (CONTRACT §2).
  *
  * A binder is compiled once per route from its JSON schema. It renames every property whose name
- * matches a declared one case-insensitively to the declared spelling, and drops `null` values of
- * declared properties that do not accept null (a .NET client that serialises absent optional
- * fields as `null` means "not given"). Validation then runs on the canonical names, so error keys
- * carry the spec's spelling.
+ * matches a declared one case-insensitively to the declared spelling (`customernr` → `Customernr`),
+ * and drops `null` values of declared properties that do not accept null (a .NET client that
+ * serialises absent optional fields as `null` means "not given"). Where the schema types a value,
+ * it reads it as ASP.NET would: a numeric string where a number belongs is that number, a number
+ * where a string belongs is its decimal digits, a date-time marked `x-oslo-datetime` that carries
+ * `Z` or an offset is that instant in Europe/Oslo local time, and `0` for a property marked
+ * `x-zero-absent` (an optional id or parcel measure a .NET client left unset) is "not given".
+ * Validation then runs on the canonical names and values, so error keys carry the spec's spelling.
  */
 
 type JsonSchema = {
@@ -18,11 +23,58 @@ type JsonSchema = {
   anyOf?: JsonSchema[];
   oneOf?: JsonSchema[];
   allOf?: JsonSchema[];
+  [OSLO_DATETIME]?: boolean;
+  [ZERO_ABSENT]?: boolean;
 };
 
 export type Binder = (value: unknown) => unknown;
 
 const identity: Binder = (v) => v;
+
+/** Schema keyword: a date-time read as Europe/Oslo local time; one with `Z` or an offset is converted. */
+export const OSLO_DATETIME = 'x-oslo-datetime';
+/** Schema keyword: `0` means "not given" (an optional id or measure a .NET client left unset). */
+export const ZERO_ABSENT = 'x-zero-absent';
+
+/** The JSON number grammar, as `JsonNumberHandling.AllowReadingFromString` reads it from a string. */
+const NUMERIC = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+const ZONED_DATETIME = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2})?)(?:\.(\d{1,7}))?(Z|[+-]\d{2}:?\d{2})$/i;
+
+/**
+ * A date-time with `Z` or an offset (`2026-11-25T23:00:00.000Z`, `2026-11-26T00:00:00.1234567+01:00`)
+ * as the Europe/Oslo local time of that instant (`2026-11-26T00:00:00.1234567`), fraction kept; any
+ * other value unchanged (validation judges it).
+ */
+export function toOsloLocal(value: string): string {
+  const m = ZONED_DATETIME.exec(value);
+  if (!m?.[1] || !m[3]) return value;
+  const zone = m[3].toUpperCase() === 'Z' ? 'Z' : m[3].replace(/^([+-]\d{2})(\d{2})$/, '$1:$2');
+  const instant = new Date(`${m[1]}${m[1].length === 16 ? ':00' : ''}${zone}`);
+  if (Number.isNaN(instant.getTime())) return value;
+  return m[2] ? `${formatOslo(instant)}.${m[2]}` : formatOslo(instant);
+}
+
+/** Every type a schema admits, through its unions. */
+function typesOf(schema: JsonSchema): Set<string> {
+  const own = schema.type === undefined ? [] : Array.isArray(schema.type) ? schema.type : [schema.type];
+  const branches = [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].flatMap((b) => [...typesOf(b)]);
+  return new Set([...own, ...branches]);
+}
+
+/** The value binder of a schema that declares no properties or items: numbers, strings, date-times. */
+function scalarBinder(schema: JsonSchema): Binder {
+  const types = typesOf(schema);
+  const numeric = (types.has('number') || types.has('integer')) && !types.has('string');
+  const text = types.has('string') && !types.has('number') && !types.has('integer');
+  const datetime = schema[OSLO_DATETIME] === true;
+  if (numeric) return (v) => (typeof v === 'string' && NUMERIC.test(v) ? Number(v) : v);
+  if (!text) return identity;
+  return (v) => {
+    if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+    if (datetime && typeof v === 'string') return toOsloLocal(v);
+    return v;
+  };
+}
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -54,12 +106,19 @@ export function compileBinder(schema: JsonSchema | undefined): Binder {
   const items = itemSchema(schema);
   const itemBinder = items ? compileBinder(items) : identity;
   if (names.length === 0) {
-    return itemBinder === identity ? identity : (v) => (Array.isArray(v) ? v.map(itemBinder) : v);
+    if (itemBinder !== identity) return (v) => (Array.isArray(v) ? v.map(itemBinder) : v);
+    return items ? identity : scalarBinder(schema);
   }
 
   const canonical = new Map(names.map((n) => [n.toLowerCase(), n]));
   const children = new Map(
-    names.map((n) => [n, { bind: compileBinder(properties[n]), nullable: acceptsNull(properties[n] ?? {}) }]),
+    names.map((n) => {
+      const child = properties[n] ?? {};
+      return [
+        n,
+        { bind: compileBinder(child), nullable: acceptsNull(child), zeroAbsent: child[ZERO_ABSENT] === true },
+      ];
+    }),
   );
   return (value) => {
     if (!isPlainObject(value)) return value;
@@ -67,8 +126,14 @@ export function compileBinder(schema: JsonSchema | undefined): Binder {
     for (const [key, v] of Object.entries(value)) {
       const name = canonical.get(key.toLowerCase()) ?? key;
       const child = children.get(name);
-      if (child && v === null && !child.nullable) continue;
-      out[name] = child ? child.bind(v) : v;
+      if (!child) {
+        out[name] = v;
+        continue;
+      }
+      if (v === null && !child.nullable) continue;
+      const bound = child.bind(v);
+      if (child.zeroAbsent && bound === 0) continue;
+      out[name] = bound;
     }
     return out;
   };

@@ -52,7 +52,7 @@ describe('compileQueryBinder', () => {
         'parcels[0][parcelid]': 'A',
         'parcels[0].Weight': '2',
       }),
-    ).toEqual({ ShipmentId: 'X', Parcels: [{ ParcelId: 'A', Weight: '2' }, { Weight: '7' }] });
+    ).toEqual({ ShipmentId: 'X', Parcels: [{ ParcelId: 'A', Weight: 2 }, { Weight: 7 }] });
   });
 
   test('leaves a query without indexed names as it is, apart from the names', () => {

@@ -5,6 +5,13 @@ import type { Db } from '../db/client';
 import { sendProblem } from './problem';
 import { rateLimits } from './rate-limit-tables';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A public route that is still rate-limited, per address (the token endpoint's paths). */
+    rateLimited?: boolean;
+  }
+}
+
 export interface RateLimitOptions {
   /** Requests per key (or, without one, per address) per minute. */
   perMinute: number;
@@ -154,7 +161,7 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: RateLimitOp
   app.addHook('onRequest', (request: FastifyRequest, reply, done) => {
     const config = request.routeOptions.config;
     // Public reads (health, docs, metrics) are not limited; the token endpoint is, per address.
-    if (request.is404 || (config.public && request.routeOptions.url !== '/oauth/token')) return done();
+    if (request.is404 || (config.public && !config.rateLimited)) return done();
     const key = request.account ? `key:${request.account.keyId}` : `ip:${request.ip}`;
     const decided = limiter.take(key);
     if (!(decided instanceof Promise)) return answer(reply, done, decided);

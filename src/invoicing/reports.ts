@@ -11,7 +11,7 @@ import {
 } from './cost-codes';
 import { type InvoicingDeps, MAX_REPORT_DAYS, PAYER_ROLES } from './deps';
 import { dateField, invoiceReference, isService, kr, krText, midnight, sum, thousandthsText } from './format';
-import { createInvoicingStore, type InvoiceRow } from './store';
+import { createInvoicingStore, type InvoiceRow, type InvoiceShipmentRow } from './store';
 import { vatSum } from './vat';
 
 /** The invoice reports (v1, v2), the invoice details and the invoice document, read from issued invoices. */
@@ -35,7 +35,7 @@ function interval(
   return { from: a ?? '', to: b ?? '' };
 }
 
-function customerNrField(field: string, value: string | number | undefined, v: Violations): string {
+export function customerNrField(field: string, value: string | number | undefined, v: Violations): string {
   const text = value === undefined ? '' : String(value).trim();
   v.check(field, /^\d{1,10}$/.test(text), `The ${field} field must be a customer number (1–10 digits).`);
   return text;
@@ -50,7 +50,7 @@ export interface ReportQuery {
   ToPickupDate?: string;
 }
 
-function checkReportQuery(q: ReportQuery) {
+export function checkReportQuery(q: ReportQuery) {
   const v = new Violations();
   const customerNr = customerNrField('Customernr', q.Customernr, v);
   const role = (q.Payer ?? '').trim().toUpperCase();
@@ -62,6 +62,54 @@ function checkReportQuery(q: ReportQuery) {
 
 /** The VAT rate of a shipment's lines (one rate per shipment: its countries decide). */
 const vatPercentOfLines = (lines: readonly { VatPercent: number }[]) => lines[0]?.VatPercent ?? 0;
+
+/** The v2 report record of one invoiced shipment (the v3 record extends it, `reports-v3.ts`). */
+export function v2Record(line: InvoiceShipmentRow, invoice: InvoiceRow) {
+  const f = line.facts;
+  return {
+    ShipmentNr: line.shipmentId,
+    SenderReference: invoiceReference(f.SenderReference),
+    SenderCustomerName: f.SenderName,
+    RecipientCustomerName: f.RecipientName,
+    DeliveryAddress: f.DeliveryAddress,
+    InvoiceCustomerName: invoice.customerName,
+    PickupZip: f.PickupZip,
+    PickupTerminalId: line.pickupTerminal,
+    RecipientZip: f.DeliveryZip,
+    RecipientTerminalId: line.deliveryTerminal,
+    GoodsTypeCode: f.UnitCode,
+    InvoiceLineNr: String(line.lineNr),
+    ProductCode: f.ProductCode,
+    SenderCustomerNr: Number(f.SenderCustomerNr),
+    RecipientCustomerNr: f.RecipientCustomerNr === null ? null : Number(f.RecipientCustomerNr),
+    InvoiceCustomerNr: Number(invoice.customerNr),
+    NumberOfCollis: f.NumberOfParcels,
+    InvoiceNr: invoice.invoiceNr,
+    CalculatedWeightKg: f.ChargeableWeightKg,
+    RealWeightKg: gramsToKg(f.RealWeightG),
+    VolumeDm3: cm3ToDm3(f.VolumeCm3),
+    TotalFreightPrice: kr(line.totalOre),
+    VatPercent: vatPercentOfLines(line.lines),
+    VatKr: kr(vatSum(line.lines)),
+    TotalFreightPriceInclVat: kr(line.totalOre + vatSum(line.lines)),
+    InvoiceDate: midnight(invoice.invoiceDate),
+    DeliveryDate: midnight(f.DeliveryDate),
+    PickupDate: midnight(line.pickupDate),
+    OptionCodes: f.Services.map((s) => ({ OptionCode: s.Code, OptionName: s.Name })),
+    Details: line.lines.map((l) => {
+      const type = isService(l.CostTypeCode) ? 'S' : (COST_CODES[l.CostTypeCode]?.amountType ?? 'A');
+      return {
+        AmountKr: kr(l.AmountOre),
+        CostCode: l.CostTypeCode,
+        CostName: l.Description,
+        AmountTypeCode: type,
+        AmountTypeName: AMOUNT_TYPE_NAMES[type],
+        VatPercent: l.VatPercent,
+        VatKr: kr(l.VatOre),
+      };
+    }),
+  };
+}
 
 export function createInvoiceReports({ db, seller }: Pick<InvoicingDeps, 'db' | 'seller'>) {
   return {
@@ -133,52 +181,7 @@ export function createInvoiceReports({ db, seller }: Pick<InvoicingDeps, 'db' | 
       const { customerNr, role, from, to } = checkReportQuery(q);
       assertCanActFor(account, customerNr);
       const rows = await createInvoicingStore(db).reportLines({ customerNr, role, from, to });
-      return rows.map(({ line, invoice }) => {
-        const f = line.facts;
-        return {
-          ShipmentNr: line.shipmentId,
-          SenderReference: invoiceReference(f.SenderReference),
-          SenderCustomerName: f.SenderName,
-          RecipientCustomerName: f.RecipientName,
-          DeliveryAddress: f.DeliveryAddress,
-          InvoiceCustomerName: invoice.customerName,
-          PickupZip: f.PickupZip,
-          PickupTerminalId: line.pickupTerminal,
-          RecipientZip: f.DeliveryZip,
-          RecipientTerminalId: line.deliveryTerminal,
-          GoodsTypeCode: f.UnitCode,
-          InvoiceLineNr: String(line.lineNr),
-          ProductCode: f.ProductCode,
-          SenderCustomerNr: Number(f.SenderCustomerNr),
-          RecipientCustomerNr: f.RecipientCustomerNr === null ? null : Number(f.RecipientCustomerNr),
-          InvoiceCustomerNr: Number(invoice.customerNr),
-          NumberOfCollis: f.NumberOfParcels,
-          InvoiceNr: invoice.invoiceNr,
-          CalculatedWeightKg: f.ChargeableWeightKg,
-          RealWeightKg: gramsToKg(f.RealWeightG),
-          VolumeDm3: cm3ToDm3(f.VolumeCm3),
-          TotalFreightPrice: kr(line.totalOre),
-          VatPercent: vatPercentOfLines(line.lines),
-          VatKr: kr(vatSum(line.lines)),
-          TotalFreightPriceInclVat: kr(line.totalOre + vatSum(line.lines)),
-          InvoiceDate: midnight(invoice.invoiceDate),
-          DeliveryDate: midnight(f.DeliveryDate),
-          PickupDate: midnight(line.pickupDate),
-          OptionCodes: f.Services.map((s) => ({ OptionCode: s.Code, OptionName: s.Name })),
-          Details: line.lines.map((l) => {
-            const type = isService(l.CostTypeCode) ? 'S' : (COST_CODES[l.CostTypeCode]?.amountType ?? 'A');
-            return {
-              AmountKr: kr(l.AmountOre),
-              CostCode: l.CostTypeCode,
-              CostName: l.Description,
-              AmountTypeCode: type,
-              AmountTypeName: AMOUNT_TYPE_NAMES[type],
-              VatPercent: l.VatPercent,
-              VatKr: kr(l.VatOre),
-            };
-          }),
-        };
-      });
+      return rows.map(({ line, invoice }) => v2Record(line, invoice));
     },
 
     /**

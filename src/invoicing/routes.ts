@@ -10,6 +10,7 @@ import {
   InvoiceLine,
   InvoiceReportV1,
   InvoiceReportV2,
+  InvoiceReportV3,
   ReportQuery,
   ReportV2Query,
   RunRequest,
@@ -52,6 +53,44 @@ export const invoicingRoutes: FastifyPluginAsyncTypebox<{ invoicing: InvoicingSe
       },
     },
     async (request) => invoicing.reportV2(request.account, request.query),
+  );
+
+  // The v3 reports of the original service (CONTRACT §14): two paths for the same report.
+  for (const url of ['/v3/InvoiceGetInvoiceReport', '/v3/Invoice/GetInvoiceReport']) {
+    app.get(
+      url,
+      {
+        config,
+        schema: {
+          tags,
+          summary:
+            url === '/v3/Invoice/GetInvoiceReport'
+              ? 'Invoiced shipments of a payer (v3 record)'
+              : 'Invoiced shipments of a payer (v3 record, the original’s second path)',
+          description:
+            'The v2 query; each record is the v2 record plus `GiroKid`, `RecipientReference`, `OrderReference`, `LoadingMeters`, `PalletPlaces`, `PaymentCode`, `UnitCode` and `Units`.',
+          querystring: ReportV2Query,
+          response: { 200: Type.Array(InvoiceReportV3), ...problemResponses(400), ...authErrors },
+        },
+      },
+      async (request) => invoicing.reportV3(request.account, request.query),
+    );
+  }
+
+  app.get(
+    '/v3/Invoice/GetInvoiceReportByInvoicenr',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'The shipments of one invoice (v3 record)',
+        description:
+          'The v3 records of invoice `Invoicenr` of customer `Customernr`; an invoice the customer does not pay answers an empty array.',
+        querystring: DetailsQuery,
+        response: { 200: Type.Array(InvoiceReportV3), ...problemResponses(400), ...authErrors },
+      },
+    },
+    async (request) => invoicing.reportV3ByInvoice(request.account, request.query),
   );
 
   app.get(

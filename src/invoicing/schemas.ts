@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { OSLO_DATETIME } from '../http/binding';
 import { Nullable } from '../http/schemas';
 import { V1_COST_FIELDS } from './cost-codes';
 
@@ -12,8 +13,9 @@ export const ReportQuery = Type.Object({
   Payer: Type.String({ description: '`S` as sender, `M` as recipient, `F` as other payer.' }),
   PickupTerminal: Type.Optional(Type.String({ maxLength: 10 })),
   DeliveryTerminal: Type.Optional(Type.String({ maxLength: 10 })),
-  FromPickupDate: Type.String({ description: 'A date (YYYY-MM-DD), inclusive.' }),
+  FromPickupDate: Type.String({ description: 'A date (YYYY-MM-DD), inclusive.', [OSLO_DATETIME]: true }),
   ToPickupDate: Type.String({
+    [OSLO_DATETIME]: true,
     description: 'A date (YYYY-MM-DD), inclusive; at most 366 days after FromPickupDate.',
   }),
 });
@@ -106,6 +108,19 @@ export const InvoiceReportV2 = Type.Object({
   ),
 });
 
+/** The v3 record (CONTRACT §14): every field of the v2 record, and these. */
+export const InvoiceReportV3 = Type.Object({
+  ...InvoiceReportV2.properties,
+  GiroKid: Type.String({ description: 'The invoice’s KID (payment reference).' }),
+  RecipientReference: Str,
+  OrderReference: Str,
+  LoadingMeters: Dec,
+  PalletPlaces: Type.Integer(),
+  PaymentCode: Type.String({ description: 'Who pays: `S` sender, `M` recipient, `F` other.' }),
+  UnitCode: Type.String(),
+  Units: Type.Integer(),
+});
+
 export const DetailsQuery = Type.Object({
   Customernr: Type.String({ description: 'The paying customer number (an integer).' }),
   Invoicenr: Type.String({ description: 'The invoice number (an integer).' }),
@@ -149,7 +164,10 @@ export const InvoiceLine = Type.Object({
 });
 
 export const RunRequest = Type.Object({
-  ToDate: Type.String({ description: 'Invoice shipments picked up on or before this date (YYYY-MM-DD).' }),
+  ToDate: Type.String({
+    description: 'Invoice shipments picked up on or before this date (YYYY-MM-DD).',
+    [OSLO_DATETIME]: true,
+  }),
 });
 
 const Issued = Type.Object({ InvoiceNr: Type.Integer(), CustomerNr: Type.String(), Total: Dec });

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { OSLO_DATETIME } from '../http/binding';
 import { authErrors, Nullable, problemResponses } from '../http/schemas';
 import type { ListingService } from './service';
 
@@ -47,8 +48,8 @@ export const listingRoutes: FastifyPluginAsyncTypebox<{ listing: ListingService 
             'x-error': 'The postalcode field must be a postal code (digits).',
           }),
           customerid: Type.Integer({ minimum: 0, maximum: 9_999_999_999 }),
-          pickupFromDate: Type.String({ maxLength: 40 }),
-          pickupToDate: Type.String({ maxLength: 40 }),
+          pickupFromDate: Type.String({ maxLength: 40, [OSLO_DATETIME]: true }),
+          pickupToDate: Type.String({ maxLength: 40, [OSLO_DATETIME]: true }),
         }),
         response: { 200: Type.Array(ShipmentListRecord), ...problemResponses(400), ...authErrors },
       },

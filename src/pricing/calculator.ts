@@ -123,7 +123,8 @@ const fromV3 = (q: PriceRequestV3): DomesticInput => ({
   unitCode: q.UnitCode,
   numberOfUnits: q.NumberOfUnits,
   productCode: q.ProductCode,
-  services: q.Services,
+  // The original's page spells the list `?service=1&service=2` (CONTRACT §14): both names, one list.
+  services: q.Services || q.service ? [...new Set([...(q.Services ?? []), ...(q.service ?? [])])] : undefined,
   parcels: q.Parcels?.map((p) => ({ weight: p.Weight, length: p.Length, height: p.Height, width: p.Width })),
   paymentCode: q.PaymentCode,
   payerCustomerNr: q.PayerCustomerNr,

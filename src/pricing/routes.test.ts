@@ -168,6 +168,24 @@ describe('GET /v3/Calculate/', () => {
     expect(json<V3Result>(a).Services.map((s) => s.ServiceCode)).toEqual(['16', '35']);
   });
 
+  test('a repeated `service` (the original page’s spelling) is read as Services; both together are one list', async () => {
+    const codes = async (query: string) => {
+      const res = await get(
+        `/v3/Calculate?Customernr=2000&SenderZip=0150&ReceiverZip=5003&ProductCode=43&Weight=25&${query}`,
+      );
+      expect(res.statusCode, res.body).toBe(200);
+      return json<V3Result>(res).Services.map((s) => s.ServiceCode);
+    };
+    expect(await codes('service=16&service=35')).toEqual(['16', '35']);
+    expect(await codes('service=16')).toEqual(['16']);
+    expect(await codes('Services=16&service=35')).toEqual(['16', '35']);
+    expect(await codes('Services=16&service=16')).toEqual(['16']);
+    const bad = await get(
+      '/v3/Calculate?Customernr=2000&SenderZip=0150&ReceiverZip=5003&ProductCode=43&Weight=25&service=ZZ9',
+    );
+    expect(bad.statusCode).toBe(400);
+  });
+
   test('the pickup date picks the tariff in force', async () => {
     const res = await v3({ Weight: 25, PickupDate: '2019-05-01' });
     expect(res.statusCode).toBe(400);
@@ -383,7 +401,8 @@ describe('v2 PriceCalculator', () => {
       'volume_d3',
       'weight',
     ]);
-    expect(Object.keys(errorsOf(await post({ ...body, weight: '25' })))).toEqual(['weight']);
+    // A numeric string ('25') binds as the number (CONTRACT §2); other text is refused.
+    expect(Object.keys(errorsOf(await post({ ...body, weight: '25 kg' })))).toEqual(['weight']);
     expect(Object.keys(errorsOf(await post({ ...body, service: ['77'] })))).toEqual(['service[0]']);
     expect(Object.keys(errorsOf(await post({ ...body, product_type: undefined })))).toEqual(['product_type']);
     expect(

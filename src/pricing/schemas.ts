@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { OSLO_DATETIME } from '../http/binding';
 
 /**
  * Wire shapes of the four price operations (spec: Price) and of the tariff administration. Names are
@@ -24,6 +25,7 @@ const UnitCode = Type.String({
 const DateTime = (description: string) =>
   Type.String({
     maxLength: 40,
+    [OSLO_DATETIME]: true,
     description: `${description} ISO 8601 date (\`2026-11-23\`) or date-time without zone (Europe/Oslo).`,
   });
 const DeliveryType = Type.Union([Type.Integer({ minimum: 0, maximum: 1 }), Type.String({ maxLength: 10 })], {
@@ -99,6 +101,13 @@ export const PriceRequestV3Schema = Type.Object(
     NumberOfUnits: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'Default 1.' })),
     ProductCode: Code('Product code.'),
     Services: Type.Optional(Type.Array(Code('Service code.'), { maxItems: 50 })),
+    service: Type.Optional(
+      Type.Array(Code('Service code.'), {
+        maxItems: 50,
+        description:
+          'The original service’s spelling of `Services` (`?service=16&service=35`); given together with `Services`, the two are one list.',
+      }),
+    ),
     Parcels: Type.Optional(
       Type.Array(ParcelModelV3, {
         maxItems: 999,

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { TimeWindowSchema } from '../catalog/schemas';
+import { OSLO_DATETIME } from '../http/binding';
 
 const Zip = (name: string) =>
   Type.String({
@@ -14,6 +15,7 @@ const DateParam = (name: string, description: string) =>
     pattern:
       '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{1,7})?)?)?$',
     'x-error': `The ${name} field must be a date (YYYY-MM-DD).`,
+    [OSLO_DATETIME]: true,
     description,
   });
 

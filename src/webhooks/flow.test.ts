@@ -52,7 +52,7 @@ test('booking, scans and invoicing reach the registrations of the parcel, the sh
       url: `${receiver.url}/${path}`,
       secret: SECRET,
     });
-    expect(res.statusCode, res.body).toBe(201);
+    expect(res.statusCode, res.body).toBe(200);
   }
 
   const published = await inject('POST', '/Shipment/Update', {

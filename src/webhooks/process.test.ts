@@ -119,7 +119,7 @@ test('npm start runs the worker: a failed test message is retried about 5 s late
         secret: 's',
       }),
     });
-    expect(created.status).toBe(201);
+    expect(created.status).toBe(200);
     const { uuid } = (await created.json()) as { uuid: string };
     const tested = await fetch(`${base}/v1/Webhooks/${uuid}/test`, {
       method: 'POST',

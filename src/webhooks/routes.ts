@@ -61,12 +61,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService
         description:
           'Deliveries of every event of the parcel, shipment or customer named by `eventValue` are POSTed to `url`, signed per Standard Webhooks with `secret`. The key must be able to act for the customer behind the value.',
         body: WebhookRequest,
-        response: { 201: WebhookRecord, ...problemResponses(400, 413, 415), ...authErrors },
+        response: { 200: WebhookRecord, ...problemResponses(400, 413, 415), ...authErrors },
       },
     },
     async (request, reply) => {
       const record = await webhooks.create(request.account, request.body);
-      return reply.code(201).header('location', `/v1/Webhooks/${record.uuid}`).send(record);
+      return reply.code(200).header('location', `/v1/Webhooks/${record.uuid}`).send(record);
     },
   );
 

@@ -1,0 +1,65 @@
+import { type Account, assertCanActFor } from '../auth/access';
+import { Violations } from '../lib/errors';
+import type { InvoicingDeps } from './deps';
+import { invoiceReference } from './format';
+import { checkReportQuery, customerNrField, type ReportQuery, v2Record } from './reports';
+import { createInvoicingStore, type InvoiceRow, type InvoiceShipmentRow } from './store';
+
+/**
+ * The v3 invoice reports of the original service (CONTRACT §14): every field of the v2 record plus
+ * the invoice's KID, references, loading metres, pallet places, payer role and units. Read from the
+ * same issued invoices as v1/v2, so all three reconcile to the øre.
+ */
+export function v3Record(line: InvoiceShipmentRow, invoice: InvoiceRow) {
+  const f = line.facts;
+  return {
+    ...v2Record(line, invoice),
+    GiroKid: invoice.kid,
+    // Booking keeps no recipient reference; the order reference is the sender's, as on v1.
+    RecipientReference: null,
+    OrderReference: invoiceReference(f.SenderReference),
+    LoadingMeters: f.LoadMeters,
+    PalletPlaces: f.UnitCode === 'PL' ? f.NumberOfUnits : 0,
+    PaymentCode: line.payerRole,
+    UnitCode: f.UnitCode,
+    Units: f.NumberOfUnits,
+  };
+}
+
+export function createInvoiceReportsV3({ db }: Pick<InvoicingDeps, 'db'>) {
+  return {
+    /** `GET /v3/InvoiceGetInvoiceReport` and `/v3/Invoice/GetInvoiceReport`: the v2 query, v3 records. */
+    async reportV3(account: Account, q: ReportQuery) {
+      const { customerNr, role, from, to } = checkReportQuery(q);
+      assertCanActFor(account, customerNr);
+      const rows = await createInvoicingStore(db).reportLines({ customerNr, role, from, to });
+      return rows.map(({ line, invoice }) => v3Record(line, invoice));
+    },
+
+    /**
+     * `GET /v3/Invoice/GetInvoiceReportByInvoicenr`: the v3 records of one invoice of the customer. An
+     * invoice that does not exist, or that the customer does not pay, answers an empty array (as the
+     * invoice details do).
+     */
+    async reportV3ByInvoice(
+      account: Account,
+      q: { Customernr?: string | number; Invoicenr?: string | number },
+    ) {
+      const v = new Violations();
+      const customerNr = customerNrField('Customernr', q.Customernr, v);
+      const invoiceText = q.Invoicenr === undefined ? '' : String(q.Invoicenr).trim();
+      v.check(
+        'Invoicenr',
+        /^\d{1,9}$/.test(invoiceText),
+        'The Invoicenr field must be an invoice number (an integer).',
+      );
+      v.throwIfAny();
+      assertCanActFor(account, customerNr);
+      const store = createInvoicingStore(db);
+      const invoice = await store.invoice(Number(invoiceText));
+      if (!invoice || invoice.customerNr !== customerNr) return [];
+      const lines = await store.linesOf(invoice.invoiceNr);
+      return lines.map((line) => v3Record(line, invoice));
+    },
+  };
+}
