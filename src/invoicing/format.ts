@@ -29,9 +29,9 @@ export const krText = formatAmount;
 export const midnight = (date: string | null) => (date ? `${date}T00:00:00` : null);
 /** The sender reference as it is visible on invoices (the spec's 15 characters). */
 export const invoiceReference = (ref: string | null) => (ref ? ref.slice(0, 15) : null);
-export const sum = (
-  lines: readonly InvoicedCostLine[],
-  pick: (l: InvoicedCostLine) => boolean = () => true,
+export const sum = <T extends Pick<InvoicedCostLine, 'AmountOre'>>(
+  lines: readonly T[],
+  pick: (l: T) => boolean = () => true,
 ) => lines.reduce((total, l) => (pick(l) ? total + l.AmountOre : total), 0);
 export const isService = (code: string) => !(code in COST_CODES);
 

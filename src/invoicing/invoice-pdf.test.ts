@@ -4,6 +4,7 @@ import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { osloBergenBooking } from '../../test/factories';
 import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
+import { mulDivHalfUp } from '../lib/units';
 import { decimalText, nokText } from './format';
 import { invoiceShipments, invoices } from './tables';
 
@@ -244,9 +245,9 @@ describe('a domestic-only invoice', () => {
     expect(text).toContain('Avtalt frakt');
     expect(text).toContain(decimalText(1230.6, 1)); // `1 230,6` kg
     for (const r of v2) expect(text).toContain(nokText(ore(r.TotalFreightPrice)));
-    // Only the 25 % rate: VAT is a quarter of the basis to the øre (rounded per line).
+    // Only the 25 % rate: VAT is a quarter of the basis, rounded half-up once.
     expect([...byRate.keys()]).toEqual([25]);
-    expect(Math.abs(vat - excl / 4)).toBeLessThanOrEqual(v2.flatMap((r) => r.Details).length / 2);
+    expect(vat).toBe(mulDivHalfUp(excl, 25, 100));
     expect(text).toContain(`Sum eks. mva / Total excl. VAT ${nokText(excl)}`);
     expect(text).toContain(`Grunnlag 25 % mva / Basis 25 % VAT ${nokText(excl)}`);
     expect(text).toContain(`Mva 25 % / VAT 25 % ${nokText(vat)}`);
@@ -287,6 +288,7 @@ describe('a mixed domestic and international invoice over several pages', () => 
     const domesticRate = byRate.get(25);
     const exempt = byRate.get(0);
     expect(domesticRate && exempt).toBeTruthy();
+    expect(domesticRate?.vat).toBe(mulDivHalfUp(domesticRate?.basis ?? 0, 25, 100));
     expect(text).toContain(`Sum eks. mva / Total excl. VAT ${nokText(excl)}`);
     expect(text).toContain(`Grunnlag 25 % mva / Basis 25 % VAT ${nokText(domesticRate?.basis ?? -1)}`);
     expect(text).toContain(`Mva 25 % / VAT 25 % ${nokText(domesticRate?.vat ?? -1)}`);
@@ -305,7 +307,7 @@ describe('a mixed domestic and international invoice over several pages', () => 
     });
   });
 
-  test('a credit note reverses the VAT exactly and says what it credits', async () => {
+  test('a credit note has the VAT of what it credits, negative, and says what it credits', async () => {
     const res = await ctx.app.inject({
       method: 'POST',
       url: '/admin/invoicing/credit-notes',
@@ -319,7 +321,16 @@ describe('a mixed domestic and international invoice over several pages', () => 
     const original = (await reportFigures(invoiceNr, '2026-11-24', '2026-11-24')).v2.filter(
       (r) => r.ShipmentNr === domestic[0] || r.ShipmentNr === abroad[0],
     );
-    expect(credit.vat).toBe(-original.reduce((t, r) => t + ore(r.VatKr), 0));
+    expect(credit.excl).toBe(-original.reduce((t, r) => t + ore(r.TotalFreightPrice), 0));
+    const creditedDomestic = original.filter((r) => r.VatPercent === 25);
+    expect(credit.vat).toBe(
+      -mulDivHalfUp(
+        creditedDomestic.reduce((t, r) => t + ore(r.TotalFreightPrice), 0),
+        25,
+        100,
+      ),
+    );
+    expect(credit.byRate.get(0)?.vat).toBe(0);
     expect(text).toContain('KREDITNOTA');
     expect(text).toContain(`Krediterer faktura / Credits invoice ${invoiceNr}`);
     expect(text).toContain('Feil vekt');
@@ -345,7 +356,7 @@ test('migration 0012 gives invoices issued before VAT the same figures as the ru
     'utf8',
   );
   for (const statement of migration.split('--> statement-breakpoint')) {
-    if (/^\s*(--.*\n\s*)*UPDATE/i.test(statement)) await db.execute(sql.raw(statement));
+    if (/^\s*(--.*\n\s*)*(UPDATE|WITH)/i.test(statement)) await db.execute(sql.raw(statement));
   }
   const after = await db.select().from(invoiceShipments);
   const key = (r: { invoiceNr: number; lineNr: number }) => `${r.invoiceNr}/${r.lineNr}`;

@@ -12,7 +12,7 @@ import { PAYMENT_TERMS_DAYS } from './deps';
 import { dateField, kr, midnight, sum } from './format';
 import { createInvoicingStore } from './store';
 import type { InvoicedShipmentFacts, invoiceShipments } from './tables';
-import { vatPercentOf, withVat } from './vat';
+import { allocateVat, atRate, type UntaxedLine, vatPercentOf } from './vat';
 
 /** Issuing invoices: the invoicing run and credit notes, each one transaction on the number lock. */
 
@@ -104,9 +104,13 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
       invoiceDate: string;
       nokPerEur: string | null;
     },
-    lines: Omit<typeof invoiceShipments.$inferInsert, 'invoiceNr' | 'lineNr' | 'isCredit'>[],
+    untaxed: (Omit<typeof invoiceShipments.$inferInsert, 'invoiceNr' | 'lineNr' | 'isCredit' | 'lines'> & {
+      lines: UntaxedLine[];
+    })[],
   ): Promise<IssuedInvoice> {
     const store = createInvoicingStore(tx);
+    const taxed = allocateVat(untaxed.map((l) => l.lines));
+    const lines = untaxed.map((l, i) => ({ ...l, lines: taxed[i] ?? [] }));
     const totalOre = lines.reduce((t, l) => t + l.totalOre, 0);
     const kid = kidOf(invoice.invoiceNr);
     const dueDate = addDays(invoice.invoiceDate, PAYMENT_TERMS_DAYS);
@@ -189,7 +193,7 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
           const lines = [];
           for (const { role, shipment } of byPayer.get(customerNr) ?? []) {
             const { facts, pickupTerminal, deliveryTerminal } = await factsOf(shipment, rules, terminalOf);
-            const costLines = withVat(
+            const costLines = atRate(
               shipment.price.Lines,
               vatPercentOf(facts.PickupCountry, facts.DeliveryCountry),
             );
@@ -269,8 +273,8 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
           .filter((l) => wanted.has(l.shipmentId))
           .map(({ invoiceNr: _n, lineNr: _l, isCredit: _c, ...l }) => ({
             ...l,
-            // `0 -`: a zero amount stays 0, not −0.
-            lines: l.lines.map((c) => ({ ...c, AmountOre: 0 - c.AmountOre, VatOre: 0 - c.VatOre })),
+            // `0 -`: a zero amount stays 0, not −0. The credit note's VAT is its own (issue() computes it).
+            lines: l.lines.map(({ VatOre: _vat, ...c }) => ({ ...c, AmountOre: 0 - c.AmountOre })),
             totalOre: -l.totalOre,
           }));
         const runId = await store.insertRun('credit_note', null);

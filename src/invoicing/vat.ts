@@ -1,4 +1,4 @@
-import { percentOf, percentToBasisPoints } from '../lib/units';
+import { mulDivHalfUp } from '../lib/units';
 import type { InvoicedCostLine } from './tables';
 
 /**
@@ -9,10 +9,12 @@ import type { InvoicedCostLine } from './tables';
  *   (clearance, duty handling): exempt, merverdiavgiftsloven § 6-28 (transporttjenester), first and
  *   third paragraph. The rate is 0 % and the invoice says why.
  *
- * VAT is computed per cost line, on the line's amount excluding VAT, rounded half-up to the øre
- * (half away from zero, so a credit note's VAT is exactly the negated VAT of what it credits), and
- * frozen on the line when the invoice is issued. Every sum (per shipment, per rate, per invoice) adds
- * the frozen line amounts, so the reports, the invoice details and the PDF agree to the øre.
+ * The VAT of each rate is computed once per invoice (or credit note) on the rate's basis, rounded
+ * half-up to the øre (half away from zero for credit notes), and then shared out over the cost lines
+ * of that rate: each line gets its exact share rounded down, and the øre left over go to the lines
+ * with the largest remainders (ties: the earlier line). The line figures are frozen with the invoice;
+ * every other figure (per shipment, per rate, per invoice) adds them up, so the reports, the invoice
+ * details and the PDF agree to the øre, and the PDF's VAT is exactly the rate times its basis.
  */
 export const DOMESTIC_VAT_PERCENT = 25;
 export const EXEMPT_VAT_PERCENT = 0;
@@ -28,14 +30,44 @@ export function vatPercentOf(fromCountry: string | null | undefined, toCountry: 
   return domestic ? DOMESTIC_VAT_PERCENT : EXEMPT_VAT_PERCENT;
 }
 
-/** The cost lines with their VAT rate and amount, as they are frozen on an invoice. */
-export function withVat(
-  lines: readonly Omit<InvoicedCostLine, 'VatPercent' | 'VatOre'>[],
-  percent: number,
-): InvoicedCostLine[] {
-  const bp = percentToBasisPoints(percent);
-  // `|| 0`: a negative line at 0 % would otherwise carry −0.
-  return lines.map((l) => ({ ...l, VatPercent: percent, VatOre: percentOf(l.AmountOre, bp) || 0 }));
+/** A cost line with its VAT rate, before the invoice's VAT is shared out over its lines. */
+export type UntaxedLine = Omit<InvoicedCostLine, 'VatOre'>;
+
+/** The cost lines of the shipments of one invoice at one rate (`percent`). */
+export const atRate = (lines: readonly Omit<UntaxedLine, 'VatPercent'>[], percent: number): UntaxedLine[] =>
+  lines.map((l) => ({ ...l, VatPercent: percent }));
+
+/**
+ * The VAT of one invoice, per shipment and cost line: per rate, the rate's basis times the rate
+ * rounded half-up, shared out over the rate's lines by largest remainder (see above).
+ */
+export function allocateVat(shipments: readonly (readonly UntaxedLine[])[]): InvoicedCostLine[][] {
+  const result = shipments.map((lines) => lines.map((l) => ({ ...l, VatOre: 0 })));
+  const flat = result.flat();
+  const byRate = new Map<number, InvoicedCostLine[]>();
+  for (const l of flat) byRate.set(l.VatPercent, [...(byRate.get(l.VatPercent) ?? []), l]);
+  for (const [percent, lines] of byRate) {
+    // Exact VAT in hundredths of an øre: integers, no binary fractions.
+    const shares = lines.map((line, index) => {
+      const exact = line.AmountOre * percent;
+      const floor = Math.floor(exact / 100);
+      return { line, index, floor, remainder: exact - 100 * floor };
+    });
+    const total = mulDivHalfUp(
+      lines.reduce((t, l) => t + l.AmountOre * percent, 0),
+      1,
+      100,
+    );
+    let left = total - shares.reduce((t, sh) => t + sh.floor, 0);
+    shares.sort((a, b) => b.remainder - a.remainder || a.index - b.index);
+    for (const share of shares) {
+      const extra = left > 0 ? 1 : 0;
+      left -= extra;
+      // `|| 0`: never −0.
+      share.line.VatOre = share.floor + extra || 0;
+    }
+  }
+  return result;
 }
 
 /** VAT of frozen lines. */

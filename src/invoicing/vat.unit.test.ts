@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { vatByRate, vatPercentOf, vatSum, withVat } from './vat';
+import { allocateVat, atRate, vatByRate, vatPercentOf, vatSum } from './vat';
 
 const line = (AmountOre: number, CostTypeCode = 'FREIGHT') => ({
   CostTypeCode,
@@ -15,28 +15,42 @@ describe('the VAT rule', () => {
     expect(vatPercentOf('DE', 'NO')).toBe(0);
   });
 
-  test('per line, rounded half-up to the øre, half away from zero for negative lines', () => {
-    const lines = withVat([line(10_002), line(-1_002, 'DISCOUNT'), line(1)], 25);
-    // 2500.5 → 2501, −250.5 → −251, 0.25 → 0
-    expect(lines.map((l) => l.VatOre)).toEqual([2_501, -251, 0]);
-    expect(lines.every((l) => l.VatPercent === 25)).toBe(true);
-    expect(vatSum(lines)).toBe(2_250);
-    // A credit note negates each line, and so its VAT exactly.
-    const credited = withVat([line(-10_002), line(1_002, 'DISCOUNT'), line(-1)], 25);
-    expect(vatSum(credited)).toBe(-2_250);
+  test('per rate on the invoice: the basis times the rate, rounded half-up, shared out by largest remainder', () => {
+    // 12 shipments of 611,00 + 70,27 + 26,00: basis 8 487,24, VAT 2 121,81 exactly — where rounding
+    // each line would give 12 × 17,57 for the energy lines, 3 øre more.
+    const shipments = Array.from({ length: 12 }, () =>
+      atRate([line(61_100), line(7_027, 'ENERGY'), line(2_600)], 25),
+    );
+    const taxed = allocateVat(shipments);
+    const all = taxed.flat();
+    expect(vatByRate(all)).toEqual([{ percent: 25, basisOre: 848_724, vatOre: 212_181 }]);
+    // Each line is its exact share rounded down or up: 17,5675 → 17,56 or 17,57.
+    const energy = all.filter((l) => l.CostTypeCode === 'ENERGY').map((l) => l.VatOre);
+    expect(new Set(energy)).toEqual(new Set([1_756, 1_757]));
+    // The øre left over go to the earlier lines (equal remainders).
+    expect(energy).toEqual([...Array(9).fill(1_757), ...Array(3).fill(1_756)]);
+    expect(taxed.map(vatSum).reduce((t, v) => t + v, 0)).toBe(212_181);
   });
 
-  test('exempt lines carry 0 (never −0)', () => {
-    const lines = withVat([line(50_000), line(-5_000, 'DISCOUNT')], 0);
-    expect(lines.map((l) => l.VatOre)).toEqual([0, 0]);
-    expect(Object.is(lines[1]?.VatOre, -0)).toBe(false);
+  test('half an øre rounds away from zero, so a whole credit note reverses exactly; discounts are negative', () => {
+    const invoice = allocateVat([atRate([line(10_002), line(-1_000, 'DISCOUNT')], 25)]);
+    // (10 002 − 1 000) × 25 % = 2 250,5 øre → 2 251
+    expect(vatSum(invoice.flat())).toBe(2_251);
+    expect(invoice.flat().map((l) => l.VatOre)).toEqual([2_501, -250]);
+    const credit = allocateVat([atRate([line(-10_002), line(1_000, 'DISCOUNT')], 25)]);
+    expect(vatSum(credit.flat())).toBe(-2_251);
   });
 
-  test('per rate: basis and VAT summed from the frozen lines, highest rate first', () => {
-    const all = [...withVat([line(30_001)], 0), ...withVat([line(10_002), line(-1_002)], 25)];
-    expect(vatByRate(all)).toEqual([
-      { percent: 25, basisOre: 9_000, vatOre: 2_250 },
-      { percent: 0, basisOre: 30_001, vatOre: 0 },
+  test('exempt lines carry 0 (never −0), and rates are shared out separately', () => {
+    const taxed = allocateVat([
+      atRate([line(50_000), line(-5_000, 'DISCOUNT')], 0),
+      atRate([line(1_001)], 25),
+    ]);
+    expect(taxed.map((lines) => lines.map((l) => l.VatOre))).toEqual([[0, 0], [250]]);
+    expect(Object.is(taxed[0]?.[1]?.VatOre, -0)).toBe(false);
+    expect(vatByRate(taxed.flat())).toEqual([
+      { percent: 25, basisOre: 1_001, vatOre: 250 },
+      { percent: 0, basisOre: 45_000, vatOre: 0 },
     ]);
   });
 });
