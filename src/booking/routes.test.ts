@@ -387,7 +387,7 @@ describe('rules (400 naming every violated field)', () => {
       booking({
         ProductCode: '9999', // a rule: no such product
         RecipientZip: '0000', // a rule: no such postal code
-        SenderReference: 42, // the schema: not a string
+        SenderReference: { text: 'PO-1' }, // the schema: not a string
         Parcels: [
           { Weight: 12.5 },
           { Weight: true }, // the schema: not a number

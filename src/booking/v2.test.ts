@@ -276,6 +276,18 @@ describe('every rule of §5 holds on the v2 paths', () => {
     expect(Object.keys(errorsOf(typed))).toEqual(['Addresses[1].AddressTypeId']);
   });
 
+  test('a v2 body gets schema errors and rule violations in one 400, named as sent', async () => {
+    const bad = await post(
+      '/v2/Shipment/Update',
+      v2({
+        Addresses: [PICKUP, { ...RECIPIENT, Zip: '0000' }],
+        Parcels: [{ Weight: { kg: 2 } }],
+      }),
+    );
+    expect(bad.statusCode).toBe(400);
+    expect(Object.keys(errorsOf(bad)).sort()).toEqual(['Addresses[1].Zip', 'Parcels[0].Weight']);
+  });
+
   test('each type at most once; Published needs types 1 and 2', async () => {
     const twice = await post('/v2/Shipment/Book', v2({ Addresses: [PICKUP, RECIPIENT, { ...RECIPIENT }] }));
     expect(twice.statusCode).toBe(400);

@@ -44,7 +44,8 @@ const within = (field: string, parent: string) =>
 
 /**
  * The schema's errors with the domain rules' violations added, leaving out every rule violation on a
- * field the schema already refused (or inside one): the rule saw that field missing, not as sent.
+ * field the schema already refused, inside one or holding one: the rule saw that part missing, not
+ * as sent.
  */
 export function withRuleViolations(
   schema: Record<string, string[]>,
@@ -53,7 +54,8 @@ export function withRuleViolations(
   const refused = Object.keys(schema);
   const out = new Map(Object.entries(schema).map(([k, list]) => [k, [...list]]));
   for (const [field, messages] of Object.entries(rules)) {
-    if (refused.some((r) => r === 'request' || within(field, r))) continue;
+    // Inside a refused field, or around one (`Addresses` when `Addresses[1].AddressTypeId` was refused).
+    if (refused.some((r) => r === 'request' || within(field, r) || within(r, field))) continue;
     const list = out.get(field) ?? [];
     for (const m of messages) if (!list.includes(m)) list.push(m);
     out.set(field, list);

@@ -281,19 +281,6 @@ describe('v2 PriceCalculator', () => {
     service: ['16', '35'],
   };
 
-  test('schema errors and the price rules are reported together in one 400', async () => {
-    const res = await ctx.app.inject({
-      method: 'POST',
-      url: '/v2/PriceCalculator',
-      headers: bearer(key),
-      payload: { ...body, weight: { kg: 25 }, receiver_zip: '0000', product_type: '9999' },
-    });
-    expect(res.statusCode).toBe(400);
-    const errors = (res.json() as { errors: Record<string, string[]> }).errors;
-    expect(Object.keys(errors)).toContain('weight');
-    expect(Object.keys(errors).length).toBeGreaterThan(1);
-  });
-
   test('POST answers the v2 shape; GET with the same names as query parameters answers the same', async () => {
     const post = await ctx.app.inject({
       method: 'POST',
