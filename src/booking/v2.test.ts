@@ -138,6 +138,15 @@ describe('create', () => {
     expect((await read(id)).records[0]?.ParcelStatus).toBe(0);
   });
 
+  test('two Books of the same new ShipmentId at once: one 201, one 409', async () => {
+    const id = freshId();
+    const body = v2({ ShipmentId: id, ShipmentStatus: 'Draft' });
+    const statuses = (
+      await Promise.all([post('/v2/Shipment/Book', body), post('/v2/Shipment/Book', body)])
+    ).map((r) => r.statusCode);
+    expect(statuses.sort()).toEqual([201, 409]);
+  });
+
   test('v1 and v2 bodies of the same shipment give the same stored shipment and read record (property)', async () => {
     await fc.assert(
       fc.asyncProperty(
