@@ -47,6 +47,9 @@ import { createPostalCodeService, type PostalCodeService } from './reference-dat
 import { postalCodeRoutes } from './reference-data/routes';
 import { createTerminalService, type TerminalService } from './reference-data/terminals';
 import { terminalRoutes } from './reference-data/terminals-routes';
+import { requestLogPlugin } from './request-log/plugin';
+import { requestLogRoutes } from './request-log/routes';
+import { createRequestLogService, type RequestLogService } from './request-log/service';
 import { scheduleRoutes } from './schedule/routes';
 import { createScheduleService, type ScheduleService } from './schedule/service';
 import { webhookRoutes } from './webhooks/routes';
@@ -70,6 +73,7 @@ export interface Services {
   simulator: Simulator | null;
   listing: ListingService;
   invoicing: InvoicingService;
+  requestLog: RequestLogService;
 }
 
 export interface ServiceOptions {
@@ -133,6 +137,16 @@ export function createServices(database: Database, config: Config, options: Serv
       postalCodes,
       nokPerEur: (date) => pricing.rateInForce(date, 'NOK'),
       clock,
+    }),
+    requestLog: createRequestLogService({
+      db,
+      clock,
+      settings: {
+        enabled: config.requestLog,
+        retentionMs: config.requestLogRetentionHours * 3_600_000,
+        maxPerKey: config.requestLogMaxPerKey,
+        bodyBytes: config.requestLogBodyBytes,
+      },
     }),
   };
 }
@@ -294,6 +308,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     shared: database.kind === 'postgres' ? database.db : null,
   });
 
+  await app.register(requestLogPlugin, { requestLog: services.requestLog });
+
   // After authentication and the rate limit, which every request goes through, replayed or not.
   await app.register(answerCache, {
     ttlMs: config.answerCacheMs,
@@ -356,6 +372,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     loadLabelShipment: (account, shipmentId) => services.booking.labelShipment(account, shipmentId),
   });
   await app.register(invoicingRoutes, services);
+  await app.register(requestLogRoutes, services);
   deps.extraRoutes?.(app);
 
   await app.register(scalar, {

@@ -31,6 +31,11 @@ const ConfigSchema = Type.Object({
   invoiceCron: Type.Union([Type.String({ minLength: 9 }), Type.Null()]),
   /** After SIGTERM, how long `/readyz` answers 503 while requests are still served (the balancer drains). */
   shutdownDrainMs: Type.Integer({ minimum: 0, maximum: 120_000 }),
+  /** Whether requests made with customers' keys are recorded (request log); on unless production. */
+  requestLog: Type.Boolean(),
+  requestLogRetentionHours: Type.Integer({ minimum: 1, maximum: 24 * 366 }),
+  requestLogMaxPerKey: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
+  requestLogBodyBytes: Type.Integer({ minimum: 256, maximum: 1024 * 1024 }),
 });
 
 export type Config = Readonly<Static<typeof ConfigSchema>>;
@@ -73,6 +78,13 @@ export function loadConfig(env: Env = process.env): Config {
     invoiceCron: blank(env.KOLLI_INVOICE_CRON) ?? null,
     // Behind a balancer (PostgreSQL: a fleet), long enough for its health checks to see the 503.
     shutdownDrainMs: int(env.KOLLI_SHUTDOWN_DRAIN_MS, blank(env.DATABASE_URL) ? 5000 : 0),
+    requestLog:
+      blank(env.KOLLI_REQUEST_LOG) === undefined
+        ? (blank(env.NODE_ENV) ?? 'development') !== 'production'
+        : blank(env.KOLLI_REQUEST_LOG) === '1',
+    requestLogRetentionHours: int(env.KOLLI_REQUEST_LOG_RETENTION_HOURS, 7 * 24),
+    requestLogMaxPerKey: int(env.KOLLI_REQUEST_LOG_MAX_PER_KEY, 1000),
+    requestLogBodyBytes: int(env.KOLLI_REQUEST_LOG_BODY_BYTES, 16 * 1024),
   };
   if (!Value.Check(ConfigSchema, candidate)) {
     const problems = [...Value.Errors(ConfigSchema, candidate)].map(
