@@ -41,6 +41,7 @@ import { createOperationsService, type OperationsService } from './operations/se
 import { createSimulator, type Simulator } from './operations/simulator';
 import { pickupPointRoutes } from './pickup-points/routes';
 import { createPickupPointService, type PickupPointService } from './pickup-points/service';
+import { portalPlugin } from './portal/plugin';
 import { pricingRoutes } from './pricing/routes';
 import { createPricingService, type PricingService } from './pricing/service';
 import { createPostalCodeService, type PostalCodeService } from './reference-data/postal-codes';
@@ -258,7 +259,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Case-insensitive JSON properties and query parameters, indexed lists in query strings, and text
   // that cannot be stored refused as a 400 naming its field (see http/route-input.ts), per route.
   app.addHook('onRoute', (route) => {
-    if (route.url.startsWith('/docs')) {
+    if (route.url.startsWith('/docs') || route.url.startsWith('/portal')) {
       route.config = { ...route.config, public: true, page: true };
       return;
     }
@@ -373,6 +374,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(invoicingRoutes, services);
   await app.register(requestLogRoutes, services);
+  await app.register(portalPlugin);
   deps.extraRoutes?.(app);
 
   await app.register(scalar, {
