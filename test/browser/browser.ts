@@ -99,7 +99,13 @@ export async function expectAccessible(page: Page, what: string) {
   expect(violations, `accessibility of ${what}`).toEqual([]);
 }
 
+/**
+ * Saves the screenshot docs/portal.md shows when it is missing or when KOLLI_PORTAL_SCREENSHOTS=1
+ * (so an ordinary test run leaves the committed images alone).
+ */
 export async function screenshot(page: Page, name: string) {
+  const path = join(SHOTS, `${name}.png`);
+  if (existsSync(path) && process.env.KOLLI_PORTAL_SCREENSHOTS !== '1') return;
   mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
+  await page.screenshot({ path, fullPage: false });
 }
