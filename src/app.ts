@@ -41,12 +41,16 @@ import { createOperationsService, type OperationsService } from './operations/se
 import { createSimulator, type Simulator } from './operations/simulator';
 import { pickupPointRoutes } from './pickup-points/routes';
 import { createPickupPointService, type PickupPointService } from './pickup-points/service';
+import { portalPlugin } from './portal/plugin';
 import { pricingRoutes } from './pricing/routes';
 import { createPricingService, type PricingService } from './pricing/service';
 import { createPostalCodeService, type PostalCodeService } from './reference-data/postal-codes';
 import { postalCodeRoutes } from './reference-data/routes';
 import { createTerminalService, type TerminalService } from './reference-data/terminals';
 import { terminalRoutes } from './reference-data/terminals-routes';
+import { requestLogPlugin } from './request-log/plugin';
+import { requestLogRoutes } from './request-log/routes';
+import { createRequestLogService, type RequestLogService } from './request-log/service';
 import { scheduleRoutes } from './schedule/routes';
 import { createScheduleService, type ScheduleService } from './schedule/service';
 import { webhookRoutes } from './webhooks/routes';
@@ -70,6 +74,7 @@ export interface Services {
   simulator: Simulator | null;
   listing: ListingService;
   invoicing: InvoicingService;
+  requestLog: RequestLogService;
 }
 
 export interface ServiceOptions {
@@ -134,6 +139,16 @@ export function createServices(database: Database, config: Config, options: Serv
       nokPerEur: (date) => pricing.rateInForce(date, 'NOK'),
       seller: config.seller,
       clock,
+    }),
+    requestLog: createRequestLogService({
+      db,
+      clock,
+      settings: {
+        enabled: config.requestLog,
+        retentionMs: config.requestLogRetentionHours * 3_600_000,
+        maxPerKey: config.requestLogMaxPerKey,
+        bodyBytes: config.requestLogBodyBytes,
+      },
     }),
   };
 }
@@ -245,7 +260,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Case-insensitive JSON properties and query parameters, indexed lists in query strings, and text
   // that cannot be stored refused as a 400 naming its field (see http/route-input.ts), per route.
   app.addHook('onRoute', (route) => {
-    if (route.url.startsWith('/docs')) {
+    if (route.url.startsWith('/docs') || route.url.startsWith('/portal')) {
       route.config = { ...route.config, public: true, page: true };
       return;
     }
@@ -294,6 +309,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     perMinute: config.rateLimitPerMinute,
     shared: database.kind === 'postgres' ? database.db : null,
   });
+
+  await app.register(requestLogPlugin, { requestLog: services.requestLog });
 
   // After authentication and the rate limit, which every request goes through, replayed or not.
   await app.register(answerCache, {
@@ -357,6 +374,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     loadLabelShipment: (account, shipmentId) => services.booking.labelShipment(account, shipmentId),
   });
   await app.register(invoicingRoutes, services);
+  await app.register(requestLogRoutes, services);
+  await app.register(portalPlugin);
   deps.extraRoutes?.(app);
 
   await app.register(scalar, {

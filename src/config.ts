@@ -44,6 +44,11 @@ const ConfigSchema = Type.Object({
     /** 11 digits with a MOD11 check digit. */
     bankAccount: Type.String({ pattern: '^[0-9]{11}$' }),
   }),
+  /** Whether requests made with customers' keys are recorded (request log); on unless production. */
+  requestLog: Type.Boolean(),
+  requestLogRetentionHours: Type.Integer({ minimum: 1, maximum: 24 * 366 }),
+  requestLogMaxPerKey: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
+  requestLogBodyBytes: Type.Integer({ minimum: 256, maximum: 1024 * 1024 }),
 });
 
 export type Config = Readonly<Static<typeof ConfigSchema>>;
@@ -97,6 +102,13 @@ export function loadConfig(env: Env = process.env): Config {
         .filter(Boolean),
       bankAccount: (blank(env.KOLLI_SELLER_BANK_ACCOUNT) ?? '1234.56.78903').replace(/[. ]/g, ''),
     },
+    requestLog:
+      blank(env.KOLLI_REQUEST_LOG) === undefined
+        ? (blank(env.NODE_ENV) ?? 'development') !== 'production'
+        : blank(env.KOLLI_REQUEST_LOG) === '1',
+    requestLogRetentionHours: int(env.KOLLI_REQUEST_LOG_RETENTION_HOURS, 7 * 24),
+    requestLogMaxPerKey: int(env.KOLLI_REQUEST_LOG_MAX_PER_KEY, 1000),
+    requestLogBodyBytes: int(env.KOLLI_REQUEST_LOG_BODY_BYTES, 16 * 1024),
   };
   if (!Value.Check(ConfigSchema, candidate)) {
     const problems = [...Value.Errors(ConfigSchema, candidate)].map(

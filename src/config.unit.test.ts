@@ -75,3 +75,20 @@ describe('startProblem', () => {
     expect(await startProblem(loadConfig({}), asked)).toBeNull();
   });
 });
+
+describe('request log settings', () => {
+  test('on by default in the sandbox, off by default in production, either way by KOLLI_REQUEST_LOG', () => {
+    expect(loadConfig({}).requestLog).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'production' }).requestLog).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'production', KOLLI_REQUEST_LOG: '1' }).requestLog).toBe(true);
+    expect(loadConfig({ KOLLI_REQUEST_LOG: '0' }).requestLog).toBe(false);
+  });
+
+  test('retention and body cap are configurable and checked', () => {
+    const c = loadConfig({ KOLLI_REQUEST_LOG_RETENTION_HOURS: '48', KOLLI_REQUEST_LOG_MAX_PER_KEY: '10' });
+    expect([c.requestLogRetentionHours, c.requestLogMaxPerKey, c.requestLogBodyBytes]).toEqual([
+      48, 10, 16384,
+    ]);
+    expect(() => loadConfig({ KOLLI_REQUEST_LOG_MAX_PER_KEY: '0' })).toThrow(/requestLogMaxPerKey/);
+  });
+});

@@ -7,6 +7,7 @@ import type { Database } from './db/client';
 import { scheduleInvoicing } from './invoicing/scheduled';
 import { processName } from './jobs/ticks';
 import { openConfiguredDatabase, prepareDatabase } from './prepare';
+import { scheduleRequestLogPruning } from './request-log/job';
 import { startWebhookWorker, workerSettings } from './webhooks/worker';
 
 function announceSandbox(credentials: SandboxCredentials, config: Config): void {
@@ -64,6 +65,12 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
         processName(`${config.host}:${config.port}`),
       )
     : null;
+  // Also when recording is off, so rows of an earlier setting age out.
+  const pruning = scheduleRequestLogPruning(
+    services.requestLog,
+    app.log,
+    processName(`${config.host}:${config.port}`),
+  );
   closeWithGrace({ delay: config.shutdownDrainMs + 20_000 }, async ({ err, signal }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
     else app.log.info({ signal }, 'shutting down');
@@ -73,6 +80,7 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
     draining = true;
     await Promise.all([
       invoicing?.stop(),
+      pruning.stop(),
       worker?.stop(11_000),
       new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs)),
     ]);

@@ -1,0 +1,141 @@
+// Invoices: those of a period (from the invoice report), one invoice's lines, VAT when the report
+// gives it, and the PDF.
+import { api } from '../api.js';
+import { field, h, saveBlob, table } from '../dom.js';
+import { day, kr, num, today } from '../format.js';
+
+const VAT = /vat|mva/i;
+
+async function invoicePage(main, session, nr) {
+  const lines = await api('/v1/Invoice/GetInvoiceDetails', {
+    query: { Customernr: session.customerNr, Invoicenr: nr },
+  });
+  const net = lines.reduce((s, l) => s + Number(l.AmountKr ?? 0), 0);
+  const vatKeys = [...new Set(lines.flatMap((l) => Object.keys(l).filter((k) => VAT.test(k))))];
+  const vat = vatKeys.length
+    ? lines.reduce(
+        (s, l) => s + vatKeys.filter((k) => /kr|amount/i.test(k)).reduce((t, k) => t + Number(l[k] ?? 0), 0),
+        0,
+      )
+    : null;
+  main.replaceChildren(
+    h('h1', {}, `Faktura ${nr}`),
+    h(
+      'div',
+      { class: 'actions' },
+      h(
+        'button',
+        {
+          type: 'button',
+          onclick: async () =>
+            saveBlob(await (await api(`/v1/Invoice/${nr}/pdf`, { raw: true })).blob(), `faktura-${nr}.pdf`),
+        },
+        'Last ned PDF',
+      ),
+      h('a', { href: '#/invoices' }, 'Alle fakturaer'),
+    ),
+    table(
+      [
+        'Linje',
+        'Sending',
+        'Hentedato',
+        'Produkt',
+        'Mottaker',
+        { label: 'Kolli', num: true },
+        { label: 'Vekt (kg)', num: true },
+        { label: 'Beløp', num: true },
+        ...vatKeys.map((k) => ({ label: k, num: true })),
+      ],
+      lines.map((l) =>
+        h(
+          'tr',
+          {},
+          h('td', {}, l.RowNumber),
+          h('td', {}, h('a', { href: `#/shipment/${l.Consignment}` }, l.Consignment)),
+          h('td', {}, day(l.PickupDate)),
+          h('td', {}, l.ProductName ?? l.ProductCode ?? ''),
+          h('td', {}, l.RecipientName ?? ''),
+          h('td', { class: 'num' }, num(l.NumberOfParcels)),
+          h('td', { class: 'num' }, num(l.CalculationWeightKg)),
+          h('td', { class: 'num' }, kr(l.AmountKr)),
+          ...vatKeys.map((k) =>
+            h(
+              'td',
+              { class: 'num' },
+              typeof l[k] === 'number' || /^-?\d/.test(l[k] ?? '') ? kr(l[k]) : String(l[k] ?? ''),
+            ),
+          ),
+        ),
+      ),
+    ),
+    h(
+      'dl',
+      { class: 'panel', 'aria-label': 'Sum' },
+      h('dt', {}, 'Sum eks. mva'),
+      h('dd', { 'data-testid': 'invoice-net' }, kr(net)),
+      vat !== null
+        ? [h('dt', {}, 'Mva'), h('dd', {}, kr(vat)), h('dt', {}, 'Sum inkl. mva'), h('dd', {}, kr(net + vat))]
+        : null,
+    ),
+    h('p', {}, `KID: ${lines[0]?.Kid ?? '–'}`),
+  );
+}
+
+export async function invoicesPage(main, { session, params }) {
+  if (params[0]) return invoicePage(main, session, params[0]);
+  const from = h('input', { type: 'date', name: 'from', value: today(-90) });
+  const to = h('input', { type: 'date', name: 'to', value: today(14) });
+  const result = h('div', { 'aria-live': 'polite' });
+  const form = h(
+    'form',
+    { class: 'panel', 'aria-label': 'Periode' },
+    h('div', { class: 'grid' }, field('Hentedato fra', from), field('Hentedato til', to)),
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Vis fakturaer')),
+  );
+  async function load() {
+    const report = await api('/v2/Invoice/GetInvoiceReport', {
+      query: {
+        Customernr: session.customerNr,
+        Payer: 'S',
+        FromPickupDate: from.value,
+        ToPickupDate: to.value,
+      },
+    });
+    const invoices = new Map();
+    for (const r of report) {
+      const nr = String(r.InvoiceNr ?? r.InvoiceNumber);
+      const inv = invoices.get(nr) ?? { nr, date: r.InvoiceDate, shipments: 0, total: 0 };
+      inv.shipments += 1;
+      inv.total += Number(r.TotalFreightPrice ?? r.NetShipping ?? 0);
+      invoices.set(nr, inv);
+    }
+    result.replaceChildren(
+      invoices.size === 0
+        ? h('p', {}, 'Ingen fakturaer i perioden.')
+        : table(
+            [
+              'Faktura',
+              'Fakturadato',
+              { label: 'Sendinger', num: true },
+              { label: 'Sum eks. mva', num: true },
+            ],
+            [...invoices.values()].map((i) =>
+              h(
+                'tr',
+                {},
+                h('td', {}, h('a', { href: `#/invoices/${i.nr}` }, i.nr)),
+                h('td', {}, day(i.date)),
+                h('td', { class: 'num' }, num(i.shipments)),
+                h('td', { class: 'num' }, kr(i.total)),
+              ),
+            ),
+          ),
+    );
+  }
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    load().catch((err) => result.replaceChildren(h('p', { class: 'error', role: 'alert' }, err.message)));
+  });
+  main.replaceChildren(h('h1', {}, 'Fakturaer'), form, result);
+  await load();
+}

@@ -1,0 +1,66 @@
+// API keys of the account. A customer's key cannot list keys (the carrier's administrator issues
+// them); the page shows the key in use and every key of the account seen in the request log. An
+// administrator's key lists all keys.
+import { api } from '../api.js';
+import { h, table } from '../dom.js';
+import { moment, num } from '../format.js';
+
+export async function keysPage(main, { session }) {
+  const admin = await api('/admin/api-keys').catch(() => null);
+  if (Array.isArray(admin)) {
+    main.replaceChildren(
+      h('h1', {}, 'API-nøkler'),
+      table(
+        ['Id', 'Navn', 'Kunder', 'Tilganger'],
+        admin.map((k) =>
+          h(
+            'tr',
+            {},
+            h('td', {}, k.Id),
+            h('td', {}, k.Name ?? ''),
+            h('td', {}, (k.CustomerNrs ?? []).join(', ')),
+            h('td', {}, (k.Scopes ?? []).join(', ')),
+          ),
+        ),
+      ),
+    );
+    return;
+  }
+  const seen = new Map();
+  const log = await api('/v1/RequestLog', { query: { Limit: 200 } }).catch(() => ({ Entries: [] }));
+  for (const e of log.Entries) {
+    const k = seen.get(e.KeyId) ?? { id: e.KeyId, last: e.Time, count: 0, failed: 0 };
+    k.count += 1;
+    if (e.Status >= 400) k.failed += 1;
+    seen.set(e.KeyId, k);
+  }
+  main.replaceChildren(
+    h('h1', {}, 'API-nøkler'),
+    h(
+      'div',
+      { class: 'panel' },
+      h(
+        'p',
+        {},
+        `Innlogget for kunde ${session.customerNr}${session.keyId ? ` med nøkkel ${session.keyId} (tilgangstoken)` : ' med API-nøkkel'}.`,
+      ),
+      h('p', {}, 'Nye nøkler og tilbaketrekking av nøkler gjøres av transportørens administrator.'),
+    ),
+    h('h2', {}, 'Nøkler i bruk (fra forespørselsloggen)'),
+    seen.size === 0
+      ? h('p', {}, 'Ingen forespørsler registrert ennå.')
+      : table(
+          ['Nøkkel-id', 'Sist brukt', { label: 'Forespørsler', num: true }, { label: 'Avvist', num: true }],
+          [...seen.values()].map((k) =>
+            h(
+              'tr',
+              {},
+              h('td', {}, k.id),
+              h('td', {}, moment(k.last)),
+              h('td', { class: 'num' }, num(k.count)),
+              h('td', { class: 'num' }, num(k.failed)),
+            ),
+          ),
+        ),
+  );
+}

@@ -1,0 +1,228 @@
+// One shipment: parcels, addresses, the status timeline from its scan events, its price, labels
+// (preview and download, PDF and ZPL) and, in the sandbox, buttons that move it on.
+import { ApiError, api } from '../api.js';
+import { h, saveBlob, table, toast } from '../dom.js';
+import { day, kr, moment, num, today } from '../format.js';
+
+const EVENT_NAMES = {
+  PickedUp: 'Hentet',
+  ArrivedAtTerminal: 'Ankommet terminal',
+  OutForDelivery: 'Ute for levering',
+  Delivered: 'Levert',
+};
+const STATUS = {
+  0: 'Kladd',
+  1: 'Klar for publisering',
+  2: 'Booket',
+  3: 'Hentet',
+  4: 'Levert',
+  9: 'Kansellert',
+};
+
+let sandbox;
+/** Whether this installation offers the sandbox routes (its OpenAPI document says so). */
+async function isSandbox() {
+  sandbox ??= fetch('/openapi.json')
+    .then((r) => r.json())
+    .then((doc) => Object.keys(doc.paths ?? {}).some((p) => p.startsWith('/sandbox/')))
+    .catch(() => false);
+  return sandbox;
+}
+
+function address(a) {
+  if (!a) return '–';
+  const name = a.CompanyName ?? [a.FirstName, a.LastName].filter(Boolean).join(' ');
+  return [name, a.Address, a.Address2, `${a.Zip ?? ''} ${a.Place ?? ''}`, a.Country]
+    .filter(Boolean)
+    .join(', ');
+}
+
+export async function shipmentPage(main, { session, params }) {
+  const [id] = params;
+  let parcels;
+  try {
+    parcels = await api(`/v2/Shipment/${encodeURIComponent(id)}`);
+  } catch (err) {
+    if (err instanceof ApiError && (err.status === 404 || err.status === 400 || err.status === 403)) {
+      main.replaceChildren(
+        h('h1', {}, 'Sending'),
+        h('p', { role: 'alert' }, `Fant ingen sending ${id} for denne kontoen.`),
+      );
+      return;
+    }
+    throw err;
+  }
+  const first = parcels[0];
+  const timeline = h('ol', { class: 'timeline', 'aria-label': 'Statushistorikk' });
+  const price = h('div', { class: 'panel' });
+  const preview = h('div');
+
+  async function drawTimeline() {
+    const tracking = await api(`/v1/Shipment/${id}/events`);
+    const events = tracking.Parcels.flatMap((p) =>
+      p.Events.map((e) => ({ ...e, ParcelId: p.ParcelId })),
+    ).sort((a, b) => (a.Time < b.Time ? -1 : 1));
+    timeline.replaceChildren(
+      h('li', {}, h('strong', {}, 'Booket'), ` – hentedato ${day(first.PickupDate)}`),
+      ...events.map((e) =>
+        h(
+          'li',
+          {},
+          h('strong', {}, EVENT_NAMES[e.EventType] ?? e.EventType),
+          ` – ${moment(e.Time)}${e.Terminal ? `, terminal ${e.Terminal}` : ''}${parcels.length > 1 ? ` (kolli ${e.ParcelId})` : ''}`,
+        ),
+      ),
+    );
+  }
+
+  async function drawPrice() {
+    // The booked price is invoiced per shipment; before the invoice, today's price of the same facts.
+    const report = await api('/v2/Invoice/GetInvoiceReport', {
+      query: {
+        Customernr: session.customerNr,
+        Payer: 'S',
+        FromPickupDate: first.PickupDate.slice(0, 10),
+        ToPickupDate: today(1),
+      },
+    }).catch(() => []);
+    const line = report.find((r) => r.Waybillnr === id || r.ShipmentNr === id);
+    if (line) {
+      price.replaceChildren(
+        h('h2', {}, 'Pris'),
+        h(
+          'p',
+          {},
+          `Fakturert: ${kr(line.NetShipping ?? line.TotalFreightPrice)} eks. mva, faktura `,
+          h(
+            'a',
+            { href: `#/invoices/${line.InvoiceNumber ?? line.InvoiceNr}` },
+            String(line.InvoiceNumber ?? line.InvoiceNr),
+          ),
+        ),
+      );
+      return;
+    }
+    const weight = parcels.reduce((s, p) => s + (p.Weight ?? 0), 0);
+    const quote = await api('/v2/PriceCalculator', {
+      method: 'POST',
+      body: {
+        customer_nr: first.CustomerId,
+        sender_zip: first.Addresses.find((a) => a.AddressTypeId === 1)?.Zip,
+        receiver_zip: first.Addresses.find((a) => a.AddressTypeId === 2)?.Zip,
+        product_type: first.ProductCode,
+        weight: Math.ceil(weight),
+        service: first.Services?.map((s) => s.ServiceCode ?? s) ?? [],
+        pickup_date: first.PickupDate.slice(0, 10),
+      },
+    }).catch(() => null);
+    price.replaceChildren(
+      h('h2', {}, 'Pris'),
+      h(
+        'p',
+        {},
+        quote
+          ? `${kr(quote.Total)} eks. mva (beregnet etter avtalen; ikke fakturert ennå)`
+          : 'Ikke fakturert ennå.',
+      ),
+    );
+  }
+
+  async function label(format, download) {
+    const res = await api(`/v1/labels/${id}`, { query: { format }, raw: true });
+    const blob = await res.blob();
+    if (download) return saveBlob(blob, `kolli-${id}.${format}`);
+    if (format === 'zpl') {
+      preview.replaceChildren(h('h3', {}, 'ZPL'), h('pre', { 'data-testid': 'zpl' }, await blob.text()));
+    } else {
+      preview.replaceChildren(
+        h('iframe', { class: 'label', title: `Etikett for sending ${id}`, src: URL.createObjectURL(blob) }),
+      );
+    }
+  }
+
+  const actions = h(
+    'div',
+    { class: 'actions' },
+    h('button', { type: 'button', onclick: () => label('pdf', false) }, 'Vis etikett'),
+    h('button', { type: 'button', class: 'secondary', onclick: () => label('pdf', true) }, 'Last ned PDF'),
+    h('button', { type: 'button', class: 'secondary', onclick: () => label('zpl', true) }, 'Last ned ZPL'),
+    h('button', { type: 'button', class: 'secondary', onclick: () => label('zpl', false) }, 'Vis ZPL'),
+  );
+
+  const sandboxActions = (await isSandbox())
+    ? h(
+        'div',
+        { class: 'panel' },
+        h('h2', {}, 'Sandkasse'),
+        h('p', {}, 'Flytt sendingen videre, slik bæreren ville skannet den.'),
+        h(
+          'div',
+          { class: 'actions' },
+          h(
+            'button',
+            {
+              type: 'button',
+              onclick: async (e) => {
+                e.target.disabled = true;
+                try {
+                  const r = await api(`/sandbox/shipments/${id}/advance`, { method: 'POST' });
+                  toast(`Ny hendelse: ${EVENT_NAMES[r.EventType] ?? r.EventType}`);
+                  await drawTimeline();
+                } catch (err) {
+                  toast(err.message);
+                } finally {
+                  e.target.disabled = false;
+                }
+              },
+            },
+            'Flytt videre (hentet → terminal → levert)',
+          ),
+        ),
+      )
+    : null;
+
+  main.replaceChildren(
+    h('h1', {}, `Sending ${id}`),
+    h(
+      'dl',
+      { class: 'panel' },
+      h('dt', {}, 'Status'),
+      h('dd', {}, STATUS[first.ParcelStatus] ?? String(first.ParcelStatus)),
+      h('dt', {}, 'Produkt'),
+      h(
+        'dd',
+        {},
+        `${first.ProductCode}${first.Services?.length ? `, tjenester ${first.Services.map((s) => s.ServiceCode ?? s).join(', ')}` : ''}`,
+      ),
+      h('dt', {}, 'Fra'),
+      h('dd', {}, address(first.Addresses.find((a) => a.AddressTypeId === 1))),
+      h('dt', {}, 'Til'),
+      h('dd', {}, address(first.Addresses.find((a) => a.AddressTypeId === 2))),
+      h('dt', {}, 'Henting / levering'),
+      h('dd', {}, `${day(first.PickupDate)} / ${day(first.DeliveryDate)}`),
+      h('dt', {}, 'Referanser'),
+      h('dd', {}, first.References.map((r) => r.ReferenceText).join(', ') || '–'),
+    ),
+    h('h2', {}, 'Kolli'),
+    table(
+      ['Kollinummer', { label: 'Vekt (kg)', num: true }, { label: 'L × B × H (cm)', num: true }],
+      parcels.map((p) =>
+        h(
+          'tr',
+          {},
+          h('td', {}, p.ParcelId),
+          h('td', { class: 'num' }, num(p.Weight)),
+          h('td', { class: 'num' }, p.Length ? `${num(p.Length)} × ${num(p.Width)} × ${num(p.Height)}` : '–'),
+        ),
+      ),
+    ),
+    h('h2', {}, 'Status'),
+    timeline,
+    sandboxActions,
+    price,
+    h('h2', {}, 'Etiketter'),
+    actions,
+    preview,
+  );
+  await Promise.all([drawTimeline(), drawPrice()]);
+}

@@ -1,0 +1,221 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
+import type { RequestLogPage } from './service';
+
+const WEBHOOK_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+const HEADER_SECRET = 'hdr-secret-4711-abcdef';
+
+let ctx: TestContext;
+let key1000: string;
+let key2000: string;
+let keyBoth: string;
+
+const log = async (key: string, query = '') => {
+  const res = await ctx.app.inject({ url: `/v1/RequestLog${query}`, headers: bearer(key) });
+  expect(res.statusCode, res.body).toBe(200);
+  return json<RequestLogPage>(res);
+};
+
+const storedText = async () => {
+  const rows = await ctx.database.db.execute(sql`select row_to_json(r)::text as t from request_log r`);
+  return (rows as unknown as { rows: { t: string }[] }).rows.map((r) => r.t).join('\n');
+};
+
+beforeAll(async () => {
+  ctx = await buildTestApp({ env: { KOLLI_WEBHOOK_ALLOW_PRIVATE: '1' } });
+  key1000 = await ctx.keyFor({ customerNrs: ['1000'], scopes: ['webhooks', 'price', 'shipments'] });
+  key2000 = await ctx.keyFor({ customerNrs: ['2000'], scopes: ['webhooks', 'price', 'shipments'] });
+  keyBoth = await ctx.keyFor({ customerNrs: ['1000', '2000'], scopes: ['shipments'] });
+});
+afterAll(() => ctx.close());
+
+describe('recording and redaction', () => {
+  test('secrets, tokens and key values never reach the table', async () => {
+    const created = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/Webhooks',
+      headers: bearer(key1000),
+      payload: {
+        eventValue: '1000',
+        eventValueType: 3,
+        url: 'http://127.0.0.1:9/hook',
+        secret: WEBHOOK_SECRET,
+        customHeaders: JSON.stringify({ 'X-Api-Key': HEADER_SECRET }),
+      },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    expect(created.body).toContain(WEBHOOK_SECRET); // the answer has it; the log must not
+    // The key's own value in a query parameter and in a body field with an innocent name.
+    await ctx.app.inject({ url: `/v1/shipment/list?access_token=${key1000}&x=1`, headers: bearer(key1000) });
+    await ctx.app.inject({
+      method: 'POST',
+      url: '/v2/PriceCalculator',
+      headers: bearer(key1000),
+      payload: { Comment: `my key is ${key1000}`, note: `Bearer ${key2000}` },
+    });
+
+    const page = await log(key1000);
+    expect(page.Enabled).toBe(true);
+    expect(page.Entries.map((e) => e.Method)).toEqual(['POST', 'GET', 'POST']);
+    const text = await storedText();
+    for (const secret of [WEBHOOK_SECRET, HEADER_SECRET, key1000, key2000])
+      expect(text).not.toContain(secret);
+    expect(text).toContain('[redacted]');
+    const hook = page.Entries[2];
+    expect(hook?.Path).toBe('/v1/Webhooks');
+    expect(hook?.Status).toBe(201);
+    expect(JSON.parse(hook?.RequestBody ?? '{}')).toMatchObject({
+      secret: '[redacted]',
+      url: 'http://127.0.0.1:9/hook',
+    });
+    expect(JSON.parse(hook?.ResponseBody ?? '{}')).toMatchObject({
+      secret: '[redacted]',
+      eventValue: '1000',
+    });
+    expect(page.Entries[1]?.Path).toContain('access_token=%5Bredacted%5D');
+    expect(page.Entries[0]?.RequestId).toMatch(/.+/);
+    expect(page.Entries[0]?.DurationMs).toBeGreaterThanOrEqual(0);
+  });
+
+  test('bodies are capped in size', async () => {
+    const long = 'x'.repeat(40_000);
+    await ctx.app.inject({
+      method: 'POST',
+      url: '/v2/PriceCalculator',
+      headers: bearer(key2000),
+      payload: { Comment: long },
+    });
+    const [entry] = (await log(key2000, '?Path=PriceCalculator')).Entries;
+    expect(entry?.RequestBody?.length).toBeLessThan(ctx.config.requestLogBodyBytes + 100);
+    expect(entry?.RequestBody).toContain('truncated');
+  });
+
+  test('reading the log is not itself logged, and unauthenticated requests are not logged', async () => {
+    await ctx.app.inject({ url: '/v1/shipment/list', headers: bearer('not-a-key') });
+    const page = await log(ADMIN_KEY, '?Path=RequestLog');
+    expect(page.Entries).toEqual([]);
+  });
+});
+
+describe('tenancy', () => {
+  test("a customer sees its own requests, never another customer's", async () => {
+    await ctx.app.inject({ url: '/v1/Shipment/70123456789012345/events', headers: bearer(keyBoth) });
+    const of1000 = await log(key1000);
+    const of2000 = await log(key2000);
+    expect(of1000.Entries.length).toBeGreaterThan(0);
+    expect(of2000.Entries.length).toBeGreaterThan(0);
+    const ids1000 = new Set(of1000.Entries.map((e) => e.Id));
+    expect(of2000.Entries.some((e) => ids1000.has(e.Id))).toBe(false);
+    // A key for 1000 and 2000 sees both; 1000's key does not see that key's requests (they may be 2000's).
+    const both = await log(keyBoth);
+    expect(both.Entries.length).toBe(of1000.Entries.length + of2000.Entries.length + 1);
+    expect(of1000.Entries.some((e) => e.Path.includes('/events'))).toBe(false);
+    // The administrator sees everything.
+    expect((await log(ADMIN_KEY)).Entries.length).toBe(both.Entries.length);
+  });
+});
+
+describe('filters and paging', () => {
+  test('by status, status class, path and method; newest first; pages by Before', async () => {
+    const all = await log(key1000);
+    const ids = all.Entries.map((e) => e.Id);
+    expect(ids).toEqual([...ids].sort((a, b) => b - a));
+
+    const failed = await log(key1000, '?Status=4xx');
+    expect(failed.Entries.length).toBeGreaterThan(0);
+    expect(failed.Entries.every((e) => e.Status >= 400 && e.Status < 500)).toBe(true);
+    const exact = await log(key1000, '?Status=201');
+    expect(exact.Entries.map((e) => e.Path)).toEqual(['/v1/Webhooks']);
+    const hooks = await log(key1000, '?Path=webhooks&Method=post');
+    expect(hooks.Entries.map((e) => e.Path)).toEqual(['/v1/Webhooks']);
+
+    const first = await log(key1000, '?Limit=1');
+    expect(first.Entries.map((e) => e.Id)).toEqual([ids[0]]);
+    expect(first.NextBefore).toBe(ids[0]);
+    const second = await log(key1000, `?Limit=1&Before=${first.NextBefore}`);
+    expect(second.Entries.map((e) => e.Id)).toEqual([ids[1]]);
+    expect((await log(key1000, `?Limit=200`)).NextBefore).toBeNull();
+  });
+
+  test('a bad filter is a 400 naming it', async () => {
+    const res = await ctx.app.inject({ url: '/v1/RequestLog?Status=abc', headers: bearer(key1000) });
+    expect(res.statusCode).toBe(400);
+    expect(res.body).toContain('Status');
+  });
+});
+
+describe('retention', () => {
+  test('pruning removes rows past their age and beyond the count per key', async () => {
+    let now = new Date('2026-03-01T12:00:00Z');
+    const app = await buildTestApp({
+      env: { KOLLI_REQUEST_LOG_MAX_PER_KEY: '3', KOLLI_REQUEST_LOG_RETENTION_HOURS: '24' },
+      clock: () => now,
+    });
+    try {
+      const key = await app.keyFor({ customerNrs: ['1000'], scopes: ['shipments'] });
+      const other = await app.keyFor({ customerNrs: ['1000'], scopes: ['shipments'] });
+      const capture = (at: Date, keyId: string, url: string) =>
+        app.services.requestLog.record({
+          at,
+          keyId,
+          customerNrs: ['1000'],
+          credential: undefined,
+          method: 'GET',
+          url,
+          status: 200,
+          durationMs: 1,
+          requestId: url,
+          requestContentType: undefined,
+          requestBody: undefined,
+          responseContentType: 'application/json',
+          responseBody: '{}',
+        });
+      capture(new Date('2026-02-27T12:00:00Z'), 'k1', '/old');
+      for (let i = 1; i <= 5; i++) capture(new Date(`2026-03-01T11:0${i}:00Z`), 'k1', `/new/${i}`);
+      capture(new Date('2026-03-01T11:30:00Z'), 'k2', '/other');
+      await app.services.requestLog.flush();
+      expect(await app.services.requestLog.prune()).toEqual({ aged: 1, beyond: 2 });
+      const page = await app.services.requestLog.list(
+        { keyId: 'admin', name: 'a', scopes: new Set(['admin']), customerNrs: new Set() },
+        {},
+      );
+      expect(page.Entries.map((e) => e.Path)).toEqual(['/other', '/new/5', '/new/4', '/new/3']);
+      now = new Date('2026-03-02T11:20:00Z');
+      expect(await app.services.requestLog.prune()).toEqual({ aged: 3, beyond: 0 });
+      void key;
+      void other;
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('settings and failures', () => {
+  test('off by configuration: nothing recorded, and the read says so', async () => {
+    const app = await buildTestApp({ env: { KOLLI_REQUEST_LOG: '0' } });
+    try {
+      const key = await app.keyFor({ customerNrs: ['1000'], scopes: ['shipments'] });
+      await app.app.inject({ url: '/v1/shipment/list', headers: bearer(key) });
+      const res = await app.app.inject({ url: '/v1/RequestLog', headers: bearer(key) });
+      expect(json<RequestLogPage>(res)).toEqual({ Enabled: false, Entries: [], NextBefore: null });
+      const rows = await app.database.db.execute(sql`select count(*)::int as n from request_log`);
+      expect((rows as unknown as { rows: { n: number }[] }).rows[0]?.n).toBe(0);
+    } finally {
+      await app.close();
+    }
+  });
+
+  test('a log that cannot be written never fails the request', async () => {
+    const app = await buildTestApp();
+    try {
+      const key = await app.keyFor({ customerNrs: ['1000'], scopes: ['webhooks'] });
+      await app.database.db.execute(sql`drop table request_log`);
+      const res = await app.app.inject({ url: '/v1/Webhooks', headers: bearer(key) });
+      expect(res.statusCode).toBe(200);
+      await expect(app.services.requestLog.flush()).resolves.toBeUndefined();
+    } finally {
+      await app.close();
+    }
+  });
+});

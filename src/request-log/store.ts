@@ -1,0 +1,82 @@
+import { and, desc, eq, ilike, lt, or, type SQL, sql } from 'drizzle-orm';
+import type { DbOrTx } from '../db/client';
+import { requestLog } from './tables';
+
+export type RequestLogRow = typeof requestLog.$inferSelect;
+export type NewRequestLogRow = typeof requestLog.$inferInsert;
+
+export interface RequestLogQuery {
+  /** Null for an administrator, who sees every row. */
+  visibleTo: { keyId: string; customerNrs: string[] } | null;
+  /** An exact status, or a class as [from, to). */
+  status?: { from: number; to: number };
+  /** Part of the path, any case. */
+  path?: string;
+  method?: string;
+  /** Rows older than this id (paging, newest first). */
+  before?: number;
+  limit: number;
+}
+
+const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** The SQL of the request log (the only place that reads or writes `request_log`). */
+export function createRequestLogStore(db: DbOrTx) {
+  return {
+    async insertMany(rows: NewRequestLogRow[]): Promise<void> {
+      if (rows.length > 0) await db.insert(requestLog).values(rows);
+    },
+
+    list(q: RequestLogQuery): Promise<RequestLogRow[]> {
+      const where: (SQL | undefined)[] = [];
+      if (q.visibleTo) {
+        // A row is the caller's when its key is the caller's, or when every customer it was made for
+        // is one the caller acts for: a key for customers A and B does not show A's key B's requests.
+        const nrs = q.visibleTo.customerNrs;
+        where.push(
+          or(
+            eq(requestLog.keyId, q.visibleTo.keyId),
+            nrs.length > 0
+              ? sql`(cardinality(${requestLog.customerNrs}) > 0 and ${requestLog.customerNrs} <@ ${sql`array[${sql.join(
+                  nrs.map((n) => sql`${n}`),
+                  sql`, `,
+                )}]::text[]`})`
+              : undefined,
+          ),
+        );
+      }
+      if (q.status) {
+        where.push(sql`${requestLog.status} >= ${q.status.from} and ${requestLog.status} < ${q.status.to}`);
+      }
+      if (q.path) where.push(ilike(requestLog.url, `%${likeEscape(q.path)}%`));
+      if (q.method) where.push(eq(requestLog.method, q.method.toUpperCase()));
+      if (q.before !== undefined) where.push(lt(requestLog.id, q.before));
+      return db
+        .select()
+        .from(requestLog)
+        .where(and(...where))
+        .orderBy(desc(requestLog.id))
+        .limit(q.limit);
+    },
+
+    /** Deletes rows older than `before`; the number deleted. */
+    async deleteOlderThan(before: Date): Promise<number> {
+      const rows = await db
+        .delete(requestLog)
+        .where(lt(requestLog.at, before))
+        .returning({ id: requestLog.id });
+      return rows.length;
+    },
+
+    /** Keeps the newest `keep` rows of each key; the number deleted. */
+    async deleteBeyondPerKey(keep: number): Promise<number> {
+      const rows = await db.execute(sql`
+        delete from request_log where id in (
+          select id from (
+            select id, row_number() over (partition by key_id order by id desc) as n from request_log
+          ) ranked where n > ${keep}
+        ) returning id`);
+      return (rows as unknown as { rows: unknown[] }).rows.length;
+    },
+  };
+}

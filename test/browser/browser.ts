@@ -1,0 +1,111 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { buildTestApp, type TestContext } from '../helpers';
+
+/** Debian's Chromium (`apt-get install -y chromium`); the browser tests skip without it. */
+export const CHROMIUM = '/usr/bin/chromium';
+export const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) {
+  console.warn(
+    `Browser tests skipped: ${CHROMIUM} is absent (install it with: apt-get install -y chromium).`,
+  );
+}
+
+/** Where the tests save the screenshots docs/portal.md shows. */
+export const SHOTS = join(import.meta.dirname, '..', '..', 'docs', 'portal');
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+export interface Portal {
+  ctx: TestContext;
+  base: string;
+  browser: BrowserContext;
+  page: Page;
+  close(): Promise<void>;
+}
+
+/** A Kolli listening on a free port (the sandbox, PGlite) and a fresh headless Chromium. */
+export async function openPortal(env: Record<string, string> = {}): Promise<Portal> {
+  const ctx = await buildTestApp({ env: { KOLLI_WEBHOOK_ALLOW_PRIVATE: '1', ...env } });
+  await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  const address = ctx.app.server.address();
+  const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const userDataDir = mkdtempSync(join(tmpdir(), 'kolli-chromium-'));
+  const browser = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+    viewport: { width: 1100, height: 800 },
+    acceptDownloads: true,
+    locale: 'nb-NO',
+    timezoneId: 'Europe/Oslo',
+    // axe-core is injected as an inline script, which the portal's CSP rightly refuses.
+    bypassCSP: true,
+  });
+  const page = browser.pages()[0] ?? (await browser.newPage());
+  page.setDefaultTimeout(20_000);
+  return {
+    ctx,
+    base,
+    browser,
+    page,
+    async close() {
+      await browser.close();
+      await ctx.close();
+      rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Signs in with an API key (or, given its id, through the OAuth token flow). */
+export async function signIn(page: Page, base: string, key: string, customerNr = '1000', keyId?: string) {
+  await page.goto(`${base}/portal/`);
+  await page.getByLabel('Kundenummer').fill(customerNr);
+  await page.getByLabel('API-nøkkel').fill(key);
+  if (keyId) await page.getByLabel('Nøkkel-id (valgfritt)').fill(keyId);
+  await page.getByRole('button', { name: 'Logg inn' }).click();
+  await page.getByRole('heading', { name: 'Book sending' }).waitFor();
+}
+
+/** No serious or critical axe-core violations on the page as it is now. */
+export async function expectAccessible(page: Page, what: string) {
+  await page.addScriptTag({ content: AXE });
+  const violations = await page.evaluate(async () => {
+    const axe = (
+      globalThis as unknown as {
+        axe: {
+          run(): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>;
+        };
+      }
+    ).axe;
+    const result = await axe.run();
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  });
+  expect(violations, `accessibility of ${what}`).toEqual([]);
+}
+
+/**
+ * Saves the screenshot docs/portal.md shows when it is missing or when KOLLI_PORTAL_SCREENSHOTS=1
+ * (so an ordinary test run leaves the committed images alone).
+ */
+export async function screenshot(page: Page, name: string) {
+  const path = join(SHOTS, `${name}.png`);
+  if (existsSync(path) && process.env.KOLLI_PORTAL_SCREENSHOTS !== '1') return;
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path, fullPage: false });
+}

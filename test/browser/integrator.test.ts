@@ -1,0 +1,167 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { osloBergenBooking } from '../factories';
+import { bearer } from '../helpers';
+import { expectAccessible, hasChromium, openPortal, type Portal, screenshot, signIn } from './browser';
+
+const SCOPES = ['booking', 'price', 'invoice', 'shipments', 'labels', 'webhooks'] as const;
+
+describe.skipIf(!hasChromium)('portal: the integrator’s path and tenancy', () => {
+  let p: Portal;
+  let target: Server;
+  let targetUrl: string;
+  const received: { headers: IncomingHttpHeaders; body: string }[] = [];
+  let keyId: string;
+  let key: string;
+
+  beforeAll(async () => {
+    p = await openPortal();
+    target = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => {
+        body += c;
+      });
+      req.on('end', () => {
+        received.push({ headers: req.headers, body });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+    targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}/kolli-hook`;
+    await p.ctx.keyFor({ customerNrs: ['1000'], scopes: [...SCOPES] }); // creates customer 1000
+    const created = await p.ctx.services.auth.createKey({
+      name: 'integration',
+      customerNrs: ['1000'],
+      scopes: [...SCOPES],
+    });
+    keyId = created.Id;
+    key = created.Key;
+  });
+  afterAll(async () => {
+    await p?.close();
+    target?.close();
+  });
+
+  test('webhook created, test-fired and its delivery seen; a refused request found in the request log', async () => {
+    const { page, base } = p;
+    // Through the OAuth token flow: key id and key give an access token.
+    await signIn(page, base, key, '1000', keyId);
+
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('button', { name: 'Ny webhook' }).click();
+    await page.getByLabel('Adresse (URL)').fill(targetUrl);
+    await page.getByRole('button', { name: 'Opprett' }).click();
+    await page.getByRole('cell', { name: targetUrl }).waitFor();
+    await expectAccessible(page, 'webhooks');
+
+    await page.getByRole('button', { name: 'Send test' }).click();
+    const delivery = page.locator('details.delivery').first();
+    await delivery.waitFor();
+    expect(await delivery.locator('summary').textContent()).toContain('succeeded');
+    await delivery.locator('summary').click();
+    expect(received).toHaveLength(1);
+    // The signature the page shows is the one the target received.
+    const sent = received[0]?.headers['webhook-signature'];
+    expect(sent).toMatch(/^v1,/);
+    expect(await delivery.textContent()).toContain(String(sent));
+    expect(await delivery.textContent()).toContain('webhook.test');
+    await screenshot(page, 'webhooks');
+    await expectAccessible(page, 'webhook deliveries');
+
+    // The integration sends a booking the API refuses.
+    const refused = await p.ctx.app.inject({
+      method: 'POST',
+      url: '/Shipment/Update',
+      headers: bearer(key),
+      payload: osloBergenBooking({ RecipientZip: '99999' }),
+    });
+    expect(refused.statusCode).toBe(400);
+    await p.ctx.app.inject({
+      method: 'POST',
+      url: '/Shipment/Update',
+      headers: bearer(key),
+      payload: osloBergenBooking(),
+    });
+
+    await page.getByRole('link', { name: 'Forespørsler' }).click();
+    await page.getByLabel('Status').selectOption('4xx');
+    await page.getByLabel('Sti inneholder').fill('Shipment/Update');
+    await page.getByRole('button', { name: 'Filtrer' }).click();
+    const entries = page.locator('details.request');
+    await expect.poll(() => entries.count()).toBe(1);
+    const entry = entries.first();
+    await entry.locator('summary').click();
+    expect(await entry.locator('summary').textContent()).toContain('400 POST /Shipment/Update');
+    expect(await entry.locator('pre.response').textContent()).toContain('RecipientZip');
+    const curl = (await entry.locator('pre.curl').textContent()) ?? '';
+    expect(curl).toContain(`curl -X POST '${base}/Shipment/Update'`);
+    expect(curl).toContain('$KOLLI_API_KEY');
+    expect(curl).not.toContain(key);
+    await screenshot(page, 'request-log');
+    await expectAccessible(page, 'request log');
+
+    // On a phone: nothing wider than the screen, still accessible.
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await expectAccessible(page, 'request log on a phone');
+    await page.setViewportSize({ width: 1100, height: 800 });
+
+    await page.getByRole('link', { name: 'API-nøkler' }).click();
+    await page.getByRole('cell', { name: keyId }).waitFor();
+    await expectAccessible(page, 'API keys');
+  }, 180_000);
+
+  test("another customer's shipment, webhook and requests stay invisible", async () => {
+    const { page, base } = p;
+    const other = await p.ctx.keyFor({ customerNrs: ['2000'], scopes: [...SCOPES] });
+    const booked = await p.ctx.app.inject({
+      method: 'POST',
+      url: '/Shipment/Update',
+      headers: bearer(other),
+      payload: osloBergenBooking({ CustomerId: '2000', SenderReference: 'other-customer-secret-ref' }),
+    });
+    expect(booked.statusCode, booked.body).toBe(201);
+    const hook = await p.ctx.app.inject({
+      method: 'POST',
+      url: '/v1/Webhooks',
+      headers: bearer(other),
+      payload: {
+        eventValue: '2000',
+        eventValueType: 3,
+        url: `${targetUrl}/other-customer`,
+        secret: 'other-secret',
+      },
+    });
+    expect(hook.statusCode, hook.body).toBe(201);
+    const otherShipment = booked.json().ShipmentId as string;
+
+    await page.evaluate('sessionStorage.clear()');
+    await signIn(page, base, key, '1000');
+    await page.goto(`${base}/portal/#/shipment/${otherShipment}`);
+    await page.getByText(`Fant ingen sending ${otherShipment}`).waitFor();
+    expect(await page.content()).not.toContain('other-customer-secret-ref');
+
+    await page.goto(`${base}/portal/#/webhooks`);
+    await page.getByRole('cell', { name: targetUrl, exact: true }).waitFor();
+    expect(await page.content()).not.toContain('other-customer');
+
+    await page.goto(`${base}/portal/#/requests`);
+    await page.locator('details.request').first().waitFor();
+    // Customer 1000's own attempt to read the id is its request; customer 2000's booking is not there.
+    const log = await page.locator('main').textContent();
+    expect(log).toContain(`404 GET /v2/Shipment/${otherShipment}`);
+    expect(log).not.toMatch(new RegExp(`"ShipmentId":\\s*"${otherShipment}"`));
+    expect(await page.content()).not.toContain('other-customer-secret-ref');
+
+    // Signing in for a customer the key may not act for is refused.
+    await page.evaluate('sessionStorage.clear()');
+    await page.goto(`${base}/portal/`);
+    await page.getByLabel('Kundenummer').fill('2000');
+    await page.getByLabel('API-nøkkel').fill(key);
+    await page.getByRole('button', { name: 'Logg inn' }).click();
+    await page.getByText('Nøkkelen kan ikke handle for dette kundenummeret.').first().waitFor();
+    await screenshot(page, 'sign-in');
+    await expectAccessible(page, 'sign-in');
+  }, 120_000);
+});

@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ADMIN_KEY, bearer } from '../helpers';
+import { expectAccessible, hasChromium, openPortal, type Portal, screenshot, signIn } from './browser';
+
+describe.skipIf(!hasChromium)('portal: the shipper’s path', () => {
+  let p: Portal;
+  let key: string;
+  beforeAll(async () => {
+    p = await openPortal();
+    key = await p.ctx.keyFor({
+      customerNrs: ['1000'],
+      scopes: ['booking', 'price', 'invoice', 'shipments', 'labels', 'webhooks'],
+    });
+  });
+  afterAll(() => p?.close());
+
+  test('book with a validation error corrected, label, timeline after the sandbox moves it, invoice', async () => {
+    const { page, base } = p;
+    await signIn(page, base, key);
+    await expectAccessible(page, 'book');
+
+    await page.getByLabel('Firma').first().fill('Demo Kunde AS');
+    await page.getByLabel('Adresse').first().fill('Karl Johans gate 1');
+    await page.getByLabel('Postnummer').first().fill('0154');
+    await expect.poll(() => page.getByLabel('Poststed').first().inputValue()).toBe('OSLO');
+    // The recipient's company is left out: the 400 names it, shown beside its field.
+    await page.getByLabel('Adresse').nth(1).fill('Bryggen 1');
+    await page.getByLabel('Postnummer').nth(1).fill('5003');
+    await expect.poll(() => page.getByLabel('Poststed').nth(1).inputValue()).toBe('BERGEN');
+    await page.getByLabel('Vekt (kg)').fill('12,5');
+    await page.getByTestId('quote-total').waitFor();
+    expect(await page.getByTestId('quote-total').textContent()).toMatch(/kr/);
+    await expect.poll(() => page.locator('#quote').textContent()).toContain('tidligst levert');
+    await screenshot(page, 'book');
+
+    await page.getByRole('button', { name: 'Book' }).click();
+    const company = page.getByLabel('Firma').nth(1);
+    await expect.poll(() => company.getAttribute('aria-invalid')).toBe('true');
+    const message = await page.locator(`#${await company.getAttribute('id')}-error`).textContent();
+    expect(message).toContain('RecipientCompanyName');
+    await screenshot(page, 'book-error');
+    await expectAccessible(page, 'book with errors');
+
+    await company.fill('Fjord Frakt AS');
+    await page.getByRole('button', { name: 'Book' }).click();
+    await page.getByRole('heading', { name: /^Sending \d{17}$/ }).waitFor();
+    const shipmentId =
+      (await page.getByRole('heading', { level: 1 }).textContent())?.replace('Sending ', '') ?? '';
+
+    // The label: PDF downloaded, ZPL previewed.
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Last ned PDF' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe(`kolli-${shipmentId}.pdf`);
+    const pdfPath = await download.path();
+    const { readFileSync } = await import('node:fs');
+    expect(readFileSync(pdfPath).subarray(0, 5).toString()).toBe('%PDF-');
+    await page.getByRole('button', { name: 'Vis ZPL' }).click();
+    expect(await page.getByTestId('zpl').textContent()).toMatch(/^\^XA/);
+
+    // The sandbox moves it on: picked up, at the terminal, out for delivery, delivered.
+    const advance = page.getByRole('button', { name: /Flytt videre/ });
+    const timeline = page.getByRole('list', { name: 'Statushistorikk' });
+    for (const step of ['Hentet', 'Ankommet terminal', 'Ute for levering', 'Levert']) {
+      await advance.click();
+      await expect.poll(() => timeline.textContent()).toContain(step);
+    }
+    await screenshot(page, 'shipment');
+    await expectAccessible(page, 'shipment');
+
+    // Find it again by id and in the list.
+    await page.getByRole('link', { name: 'Sendinger' }).click();
+    await page.getByLabel('Hentepostnummer').fill('0154');
+    await page.getByRole('button', { name: 'Søk' }).click();
+    await page.getByRole('link', { name: shipmentId }).waitFor();
+    await expectAccessible(page, 'shipments');
+
+    // The carrier invoices (administrator), the shipper sees the invoice with its lines.
+    const run = await p.ctx.app.inject({
+      method: 'POST',
+      url: '/admin/invoicing/runs',
+      headers: bearer(ADMIN_KEY),
+      payload: { ToDate: new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10) },
+    });
+    expect(run.statusCode, run.body).toBe(201);
+    const invoiceNr = String(run.json().Invoices[0].InvoiceNr);
+    await page.getByRole('link', { name: 'Fakturaer' }).click();
+    await page.getByRole('link', { name: invoiceNr }).click();
+    await page.getByRole('heading', { name: `Faktura ${invoiceNr}` }).waitFor();
+    // One line per cost of the shipment (freight, additions), each naming it.
+    await page.getByRole('link', { name: shipmentId }).first().waitFor();
+    expect(await page.getByTestId('invoice-net').textContent()).toMatch(/kr/);
+    const [invoicePdf] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Last ned PDF' }).click(),
+    ]);
+    expect(invoicePdf.suggestedFilename()).toBe(`faktura-${invoiceNr}.pdf`);
+    await screenshot(page, 'invoice');
+    await expectAccessible(page, 'invoice');
+  }, 180_000);
+});
