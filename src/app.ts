@@ -268,7 +268,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   await app.register(underPressure, {
-    maxEventLoopDelay: 2000,
+    maxEventLoopDelay: config.maxEventLoopDelayMs,
     retryAfter: 5,
     pressureHandler: (_request, reply, type, value) => {
       // A sample window without a single event-loop sample reads as Infinity. That happens when the

@@ -20,6 +20,8 @@ const ConfigSchema = Type.Object({
   rateLimitPerMinute: Type.Integer({ minimum: 1 }),
   bodyLimitBytes: Type.Integer({ minimum: 1024 }),
   requestTimeoutMs: Type.Integer({ minimum: 1000 }),
+  /** Event-loop delay past which requests answer 503 (overloaded) until it recovers. */
+  maxEventLoopDelayMs: Type.Integer({ minimum: 100 }),
   /** How long a price answer is replayed for the same key and URL; 0 turns it off. */
   answerCacheMs: Type.Integer({ minimum: 0, maximum: 10_000 }),
   logLevel: Type.Union(
@@ -82,6 +84,7 @@ export function loadConfig(env: Env = process.env): Config {
     // A 999-parcel booking with customs lines is about 0.5 MB; leave room for long free texts.
     bodyLimitBytes: int(env.KOLLI_BODY_LIMIT_BYTES, 4 * 1024 * 1024),
     requestTimeoutMs: int(env.KOLLI_REQUEST_TIMEOUT_MS, 30_000),
+    maxEventLoopDelayMs: int(env.KOLLI_MAX_EVENT_LOOP_DELAY_MS, 2000),
     answerCacheMs: int(env.KOLLI_ANSWER_CACHE_MS, 1000),
     logLevel: blank(env.LOG_LEVEL) ?? 'info',
     workers: int(env.KOLLI_WORKERS, 1),

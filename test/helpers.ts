@@ -74,6 +74,9 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestCo
     LOG_LEVEL: 'silent',
     KOLLI_ADMIN_KEY: ADMIN_KEY,
     KOLLI_DATA_DIR: dataDir,
+    // Test files share a busy machine: a starved process is not an overloaded server, and a run of
+    // fast tests inside one 1 s sample would all read a single stall as overload.
+    KOLLI_MAX_EVENT_LOOP_DELAY_MS: '10000',
     ...options.env,
   });
   const database = await createTestDatabase();
