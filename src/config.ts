@@ -31,6 +31,10 @@ const ConfigSchema = Type.Object({
   invoiceCron: Type.Union([Type.String({ minLength: 9 }), Type.Null()]),
   /** After SIGTERM, how long `/readyz` answers 503 while requests are still served (the balancer drains). */
   shutdownDrainMs: Type.Integer({ minimum: 0, maximum: 120_000 }),
+  /** Browser origins CORS admits (`*`: any); none by default in production, any outside it. */
+  corsOrigins: Type.Array(Type.Union([Type.Literal('*'), Type.String({ pattern: '^https?://[^/\\s]+$' })])),
+  /** In production, `/metrics` is served on this port only (null: on the API port, to admin keys). */
+  metricsPort: Type.Union([Type.Integer({ minimum: 1, maximum: 65535 }), Type.Null()]),
 });
 
 export type Config = Readonly<Static<typeof ConfigSchema>>;
@@ -43,11 +47,21 @@ const int = (v: string | undefined, fallback: number) => {
   return s === undefined ? fallback : Number(s);
 };
 
+/** A comma-separated list; `undefined` when the variable is unset (an empty value is an empty list). */
+const list = (v: string | undefined) =>
+  v === undefined
+    ? undefined
+    : v
+        .split(',')
+        .map((s) => s.trim().replace(/\/$/, ''))
+        .filter((s) => s !== '');
+
 /**
  * Reads the configuration from an environment (default `process.env`) and checks it against
  * the schema, so a typo such as `PORT=80a` stops the server at start with a clear message.
  */
 export function loadConfig(env: Env = process.env): Config {
+  const production = blank(env.NODE_ENV) === 'production';
   const candidate = {
     nodeEnv: blank(env.NODE_ENV) ?? 'development',
     port: int(env.PORT, 8080),
@@ -73,6 +87,8 @@ export function loadConfig(env: Env = process.env): Config {
     invoiceCron: blank(env.KOLLI_INVOICE_CRON) ?? null,
     // Behind a balancer (PostgreSQL: a fleet), long enough for its health checks to see the 503.
     shutdownDrainMs: int(env.KOLLI_SHUTDOWN_DRAIN_MS, blank(env.DATABASE_URL) ? 5000 : 0),
+    corsOrigins: list(env.KOLLI_CORS_ORIGINS) ?? (production ? [] : ['*']),
+    metricsPort: blank(env.METRICS_PORT) === undefined ? null : int(env.METRICS_PORT, 0),
   };
   if (!Value.Check(ConfigSchema, candidate)) {
     const problems = [...Value.Errors(ConfigSchema, candidate)].map(

@@ -3,9 +3,10 @@ import type { DbOrTx } from '../db/client';
 import type { LabelShipment } from '../labels/model';
 import { DomainError, notFound, Violations } from '../lib/errors';
 import type { BookingDeps, UpdateOptions, UpdateOutcome } from './deps';
+import { shipmentPrice } from './price';
 import { priceAhead, StaleQuote } from './publish';
 import { labelDestinationZip, labelShipmentOf, recordsOf } from './records';
-import { type ShipmentStatus, STATUS } from './rules';
+import { payerOf, type ShipmentStatus, STATUS } from './rules';
 import type { ShipmentRecordT, ShipmentUpdate } from './schemas';
 import { createBookingReadStore } from './store/read-models';
 import { createBookingStore, type ShipmentRow } from './store/shipments';
@@ -65,6 +66,12 @@ export function createBookingService(deps: BookingDeps) {
           throw e;
         }
       }
+    },
+
+    /** `GET /v2/Shipment/{id}/price`: the frozen price of a published shipment, or a draft's quote. */
+    async price(account: Account, id: string) {
+      const row = await visibleShipment(account, id);
+      return shipmentPrice(deps, row, payerOf(row).customerNr);
     },
 
     /** Both read paths: the shipment's parcel records, and its ETag. */
