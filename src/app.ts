@@ -21,6 +21,7 @@ import { type Config, isProduction } from './config';
 import { customerRoutes } from './customers/routes';
 import { type CustomerService, createCustomerService } from './customers/service';
 import type { Database } from './db/client';
+import { backlog as outboxBacklog } from './events/store';
 import { answerCache } from './http/answer-cache';
 import { conditionalGet } from './http/conditional';
 import { corsPlugin } from './http/cors';
@@ -268,7 +269,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
   await app.register(formbody);
-  await app.register(metricsPlugin);
+  await app.register(metricsPlugin, {
+    production: isProduction(config),
+    metricsPort: config.metricsPort,
+    sources: {
+      outboxBacklog: () => outboxBacklog(database.db),
+      deliveryCounts: () => services.webhooks.deliveryCounts(),
+    },
+  });
   await app.register(swagger, swaggerOptions());
   await app.register(conditionalGet);
   // Before authentication: a preflight carries no credentials.

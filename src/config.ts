@@ -34,7 +34,7 @@ const ConfigSchema = Type.Object({
   /** Browser origins CORS admits (`*`: any); none by default in production, any outside it. */
   corsOrigins: Type.Array(Type.Union([Type.Literal('*'), Type.String({ pattern: '^https?://[^/\\s]+$' })])),
   /** In production, `/metrics` is served on this port only (null: on the API port, to admin keys). */
-  metricsPort: Type.Union([Type.Integer({ minimum: 1, maximum: 65535 }), Type.Null()]),
+  metricsPort: Type.Union([Type.Integer({ minimum: 0, maximum: 65535 }), Type.Null()]),
 });
 
 export type Config = Readonly<Static<typeof ConfigSchema>>;

@@ -51,7 +51,8 @@ type ShipmentPriceT = {
   Total: number;
 };
 
-const STATUS_NAME = {
+/** The status names of the wire, by stored number. */
+export const STATUS_NAMES = {
   [STATUS.Draft]: 'Draft',
   [STATUS.ReadyForPublish]: 'ReadyForPublish',
   [STATUS.Published]: 'Published',
@@ -59,7 +60,7 @@ const STATUS_NAME = {
 
 const answer = (row: ShipmentRow, price: FrozenPrice, quote: boolean): ShipmentPriceT => ({
   ShipmentId: row.id,
-  ShipmentStatus: STATUS_NAME[row.status as 0 | 1 | 2],
+  ShipmentStatus: STATUS_NAMES[row.status as 0 | 1 | 2],
   Quote: quote,
   Currency: 'NOK',
   TariffVersion: price.TariffVersion,

@@ -1,9 +1,10 @@
 import { type Account, assertCanActFor, canActFor } from '../auth/access';
 import type { DbOrTx } from '../db/client';
 import type { LabelShipment } from '../labels/model';
+import { bookingsTotal } from '../lib/domain-metrics';
 import { DomainError, notFound, Violations } from '../lib/errors';
 import type { BookingDeps, UpdateOptions, UpdateOutcome } from './deps';
-import { shipmentPrice } from './price';
+import { STATUS_NAMES, shipmentPrice } from './price';
 import { priceAhead, StaleQuote } from './publish';
 import { labelDestinationZip, labelShipmentOf, recordsOf } from './records';
 import { payerOf, type ShipmentStatus, STATUS } from './rules';
@@ -47,11 +48,13 @@ export function createBookingService(deps: BookingDeps) {
       for (let attempt = 0; ; attempt++) {
         try {
           const priced = v.empty ? await priceAhead(deps, body, checked) : null;
-          return await db.transaction(async (tx) => {
+          const outcome = await db.transaction(async (tx) => {
             const outcome = await writer.apply(tx, body, checked, new Violations(v), options.ifMatch, priced);
             await options.within?.(tx, outcome);
             return outcome;
           });
+          bookingsTotal.inc({ status: STATUS_NAMES[outcome.result.ShipmentStatus as ShipmentStatus] });
+          return outcome;
         } catch (e) {
           if (attempt === 0 && isUniqueViolation(e, 'shipments_pkey')) continue;
           // The parcels changed between pricing and writing (a concurrent update): price again.

@@ -1,3 +1,4 @@
+import { invoicingRunSeconds, timed } from '../lib/domain-metrics';
 import type { InvoicingDeps } from './deps';
 import { createInvoiceIssuer } from './issue';
 import { createInvoiceReports } from './reports';
@@ -9,7 +10,16 @@ export type InvoicingService = ReturnType<typeof createInvoicingService>;
 
 /** Invoicing: runs and credit notes (`issue.ts`), reports and documents (`reports.ts`). */
 export function createInvoicingService(deps: InvoicingDeps) {
-  return { ...createInvoiceIssuer(deps), ...createInvoiceReports(deps) };
+  const issuer = createInvoiceIssuer(deps);
+  return {
+    ...issuer,
+    ...createInvoiceReports(deps),
+    // Timed for /metrics (kolli_invoicing_run_duration_seconds).
+    run: (...args: Parameters<typeof issuer.run>) =>
+      timed(invoicingRunSeconds, 'run', () => issuer.run(...args)),
+    creditNote: (...args: Parameters<typeof issuer.creditNote>) =>
+      timed(invoicingRunSeconds, 'credit_note', () => issuer.creditNote(...args)),
+  };
 }
 
 export type { ReportQuery } from './reports';
