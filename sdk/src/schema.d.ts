@@ -3450,6 +3450,9 @@ export interface operations {
                  *           "Length": 60,
                  *           "Width": 40,
                  *           "Height": 30
+                 *         },
+                 *         {
+                 *           "Weight": 4
                  *         }
                  *       ]
                  *     }
@@ -3575,6 +3578,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ShipmentId": "70900010000000010",
+                     *       "ShipmentStatus": 2,
+                     *       "ParcelIds": [
+                     *         "070900010000000010",
+                     *         "070900010000000027"
+                     *       ],
+                     *       "ReturnShipmentId": null
+                     *     }
+                     */
                     "application/json": {
                         ParcelIds: string[];
                         ReturnShipmentId: string | null;
@@ -6389,6 +6403,73 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "ShipmentNr": "70900010000000010",
+                     *         "SenderReference": "PO-4711",
+                     *         "SenderCustomerName": "Demo Kunde AS",
+                     *         "RecipientCustomerName": "Fjord Frakt AS",
+                     *         "DeliveryAddress": "Bryggen 1, 5003 BERGEN",
+                     *         "InvoiceCustomerName": "Customer 1000 AS",
+                     *         "PickupZip": "0154",
+                     *         "PickupTerminalId": "OSL",
+                     *         "RecipientZip": "5003",
+                     *         "RecipientTerminalId": "BGO",
+                     *         "GoodsTypeCode": "KL",
+                     *         "InvoiceLineNr": "1",
+                     *         "ProductCode": "43",
+                     *         "SenderCustomerNr": 1000,
+                     *         "RecipientCustomerNr": null,
+                     *         "InvoiceCustomerNr": 1000,
+                     *         "NumberOfCollis": 2,
+                     *         "InvoiceNr": 1,
+                     *         "CalculatedWeightKg": 28,
+                     *         "RealWeightKg": 16.5,
+                     *         "VolumeDm3": 72,
+                     *         "TotalFreightPrice": 796.12,
+                     *         "InvoiceDate": "2026-11-30T00:00:00",
+                     *         "DeliveryDate": "2026-11-24T00:00:00",
+                     *         "PickupDate": "2026-11-23T00:00:00",
+                     *         "OptionCodes": [
+                     *           {
+                     *             "OptionCode": "16",
+                     *             "OptionName": "Pre-notice e-mail"
+                     *           }
+                     *         ],
+                     *         "Details": [
+                     *           {
+                     *             "AmountKr": 688,
+                     *             "CostCode": "FREIGHT",
+                     *             "CostName": "Agreed freight",
+                     *             "AmountTypeCode": "F",
+                     *             "AmountTypeName": "Freight"
+                     *           },
+                     *           {
+                     *             "AmountKr": 79.12,
+                     *             "CostCode": "ENERGY",
+                     *             "CostName": "Energy addition 11.5 %",
+                     *             "AmountTypeCode": "A",
+                     *             "AmountTypeName": "Addition"
+                     *           },
+                     *           {
+                     *             "AmountKr": 26,
+                     *             "CostCode": "TOLL",
+                     *             "CostName": "Toll road addition",
+                     *             "AmountTypeCode": "A",
+                     *             "AmountTypeName": "Addition"
+                     *           },
+                     *           {
+                     *             "AmountKr": 3,
+                     *             "CostCode": "16",
+                     *             "CostName": "Pre-notice e-mail",
+                     *             "AmountTypeCode": "S",
+                     *             "AmountTypeName": "Service"
+                     *           }
+                     *         ]
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         CalculatedWeightKg: number;
                         DeliveryAddress: string | null;
@@ -6667,6 +6748,19 @@ export interface operations {
         /** @description Unknown names are ignored, as ASP.NET model binding ignores them. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "customer_nr": "1000",
+                 *       "sender_zip": "0154",
+                 *       "receiver_zip": "5003",
+                 *       "weight": 17,
+                 *       "product_type": "43",
+                 *       "service": [
+                 *         "16"
+                 *       ],
+                 *       "pickup_date": "2026-11-23"
+                 *     }
+                 */
                 "application/json": {
                     /** @description Customer number. */
                     customer_nr: string;
@@ -6721,21 +6815,16 @@ export interface operations {
                     /**
                      * @example {
                      *       "Freight": {
-                     *         "FreightCost": 459.51,
+                     *         "FreightCost": 421.83,
                      *         "Details": [
                      *           {
                      *             "Description": "Agreed freight",
-                     *             "Cost": 432,
+                     *             "Cost": 355,
                      *             "CostTypeCode": "FREIGHT"
                      *           },
                      *           {
-                     *             "Description": "Main freight discount 10 %",
-                     *             "Cost": -43.2,
-                     *             "CostTypeCode": "DISCOUNT"
-                     *           },
-                     *           {
                      *             "Description": "Energy addition 11.5 %",
-                     *             "Cost": 44.71,
+                     *             "Cost": 40.83,
                      *             "CostTypeCode": "ENERGY"
                      *           },
                      *           {
@@ -6752,7 +6841,7 @@ export interface operations {
                      *           "CostTypeCode": "16"
                      *         }
                      *       ],
-                     *       "Total": 462.51
+                     *       "Total": 424.83
                      *     }
                      */
                     "application/json": {
@@ -7085,6 +7174,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ShipmentId": "70900010000000010",
+                     *       "ShipmentStatus": "Published",
+                     *       "Quote": false,
+                     *       "Currency": "NOK",
+                     *       "TariffVersion": "2026-01-01",
+                     *       "ChargeableWeightKg": 28,
+                     *       "Lines": [
+                     *         {
+                     *           "CostCode": "FREIGHT",
+                     *           "CostName": "Agreed freight",
+                     *           "AmountKr": 688
+                     *         },
+                     *         {
+                     *           "CostCode": "ENERGY",
+                     *           "CostName": "Energy addition 11.5 %",
+                     *           "AmountKr": 79.12
+                     *         },
+                     *         {
+                     *           "CostCode": "TOLL",
+                     *           "CostName": "Toll road addition",
+                     *           "AmountKr": 26
+                     *         },
+                     *         {
+                     *           "CostCode": "16",
+                     *           "CostName": "Pre-notice e-mail",
+                     *           "AmountKr": 3
+                     *         }
+                     *       ],
+                     *       "Total": 796.12
+                     *     }
+                     */
                     "application/json": {
                         ChargeableWeightKg: number;
                         /** @enum {string} */
