@@ -948,7 +948,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v3/Calculate": {
+    "/v3/Calculate/": {
         parameters: {
             query?: never;
             header?: never;

@@ -1,6 +1,6 @@
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import { EXAMPLES } from './openapi-examples';
-import { OPERATIONS, openApiPath, operationKey, TAGS } from './openapi-operations';
+import { OPERATIONS, operationKey, TAGS } from './openapi-operations';
 
 // The OpenAPI document stays generated from the route schemas; this module only completes it from
 // one table (src/http/openapi-operations.ts): operation ids, tags, descriptions, and the media
@@ -144,8 +144,6 @@ export function swaggerOptions(): FastifyDynamicSwaggerOptions {
       security: [{ bearer: [] }],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
-    // The spec's `/v3/Calculate/` is documented without its trailing slash (the router answers both).
-    transform: ({ schema, url }) => ({ schema, url: openApiPath(url) }),
     transformObject: (documentObject) =>
       completeDocument(
         ('openapiObject' in documentObject ? documentObject.openapiObject : documentObject) as Json,
