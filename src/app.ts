@@ -11,6 +11,7 @@ import { authPlugin } from './auth/plugin';
 import { tokenRoutes } from './auth/routes';
 import { type AuthService, createAuthService } from './auth/service';
 import { createIdempotency, type Idempotency } from './booking/idempotency';
+import { shipmentPriceRoutes } from './booking/price-routes';
 import { createBookingPricing } from './booking/pricing';
 import { bookingRoutes } from './booking/routes';
 import { type BookingService, createBookingService } from './booking/service';
@@ -20,11 +21,15 @@ import { type Config, isProduction } from './config';
 import { customerRoutes } from './customers/routes';
 import { type CustomerService, createCustomerService } from './customers/service';
 import type { Database } from './db/client';
+import { backlog as outboxBacklog } from './events/store';
 import { answerCache } from './http/answer-cache';
+import { conditionalGet } from './http/conditional';
+import { corsPlugin } from './http/cors';
 import { installErrorHandling } from './http/errors';
 import { serializeError } from './http/faults';
 import { installJsonBodyParser } from './http/json-body';
 import { metricsPlugin } from './http/metrics';
+import { swaggerOptions } from './http/openapi';
 import { sendProblem } from './http/problem';
 import { rateLimitPlugin } from './http/rate-limit';
 import { bindRouteInput, frameworkErrors } from './http/route-input';
@@ -280,29 +285,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
   await app.register(formbody);
-  await app.register(metricsPlugin);
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Kolli — parcel shipping service',
-        version: '1.0.0',
-        description:
-          'Booking, price calculation, invoice reports, shipment listing and webhooks for business customers of a Norwegian parcel carrier, with the companion interfaces (products, schedule, pickup points, postal codes, labels) and administration. Authenticate with `Authorization: Bearer <API key or access token>`. Validation errors answer 400 with `application/problem+json`.',
-      },
-      components: {
-        securitySchemes: {
-          bearer: {
-            type: 'http',
-            scheme: 'bearer',
-            description: 'An API key or an access token from POST /oauth/token.',
-          },
-        },
-      },
-      security: [{ bearer: [] }],
+  await app.register(metricsPlugin, {
+    production: isProduction(config),
+    metricsPort: config.metricsPort,
+    sources: {
+      outboxBacklog: () => outboxBacklog(database.db),
+      deliveryCounts: () => services.webhooks.deliveryCounts(),
     },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
+  await app.register(swagger, swaggerOptions());
+  await app.register(conditionalGet);
+  // Before authentication: a preflight carries no credentials.
+  await app.register(corsPlugin, { origins: config.corsOrigins });
   await app.register(authPlugin, { auth: services.auth });
   // After authentication, so the limit is per key; the token endpoint is limited per address.
   await app.register(rateLimitPlugin, {
@@ -368,6 +362,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(webhookRoutes, services);
   await app.register(pricingRoutes, services);
   await app.register(bookingRoutes, services);
+  await app.register(shipmentPriceRoutes, services);
   await app.register(operationsRoutes, services);
   await app.register(listingRoutes, services);
   await app.register(labelRoutes, {

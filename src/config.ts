@@ -51,6 +51,10 @@ const ConfigSchema = Type.Object({
   requestLogRetentionHours: Type.Integer({ minimum: 1, maximum: 24 * 366 }),
   requestLogMaxPerKey: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
   requestLogBodyBytes: Type.Integer({ minimum: 256, maximum: 1024 * 1024 }),
+  /** Browser origins CORS admits (`*`: any); none by default in production, any outside it. */
+  corsOrigins: Type.Array(Type.Union([Type.Literal('*'), Type.String({ pattern: '^https?://[^/\\s]+$' })])),
+  /** In production, `/metrics` is served on this port only (null: on the API port, to admin keys). */
+  metricsPort: Type.Union([Type.Integer({ minimum: 0, maximum: 65535 }), Type.Null()]),
 });
 
 export type Config = Readonly<Static<typeof ConfigSchema>>;
@@ -63,11 +67,21 @@ const int = (v: string | undefined, fallback: number) => {
   return s === undefined ? fallback : Number(s);
 };
 
+/** A comma-separated list; `undefined` when the variable is unset (an empty value is an empty list). */
+const list = (v: string | undefined) =>
+  v === undefined
+    ? undefined
+    : v
+        .split(',')
+        .map((s) => s.trim().replace(/\/$/, ''))
+        .filter((s) => s !== '');
+
 /**
  * Reads the configuration from an environment (default `process.env`) and checks it against
  * the schema, so a typo such as `PORT=80a` stops the server at start with a clear message.
  */
 export function loadConfig(env: Env = process.env): Config {
+  const production = blank(env.NODE_ENV) === 'production';
   const candidate = {
     nodeEnv: blank(env.NODE_ENV) ?? 'development',
     port: int(env.PORT, 8080),
@@ -112,6 +126,8 @@ export function loadConfig(env: Env = process.env): Config {
     requestLogRetentionHours: int(env.KOLLI_REQUEST_LOG_RETENTION_HOURS, 7 * 24),
     requestLogMaxPerKey: int(env.KOLLI_REQUEST_LOG_MAX_PER_KEY, 1000),
     requestLogBodyBytes: int(env.KOLLI_REQUEST_LOG_BODY_BYTES, 16 * 1024),
+    corsOrigins: list(env.KOLLI_CORS_ORIGINS) ?? (production ? [] : ['*']),
+    metricsPort: blank(env.METRICS_PORT) === undefined ? null : int(env.METRICS_PORT, 0),
   };
   if (!Value.Check(ConfigSchema, candidate)) {
     const problems = [...Value.Errors(ConfigSchema, candidate)].map(

@@ -92,3 +92,21 @@ describe('request log settings', () => {
     expect(() => loadConfig({ KOLLI_REQUEST_LOG_MAX_PER_KEY: '0' })).toThrow(/requestLogMaxPerKey/);
   });
 });
+
+describe('CORS and metrics settings (issue 20)', () => {
+  test('KOLLI_CORS_ORIGINS: a comma-separated list; none by default in production, any outside it', () => {
+    expect(loadConfig({}).corsOrigins).toEqual(['*']);
+    expect(loadConfig({ NODE_ENV: 'production' }).corsOrigins).toEqual([]);
+    expect(
+      loadConfig({ NODE_ENV: 'production', KOLLI_CORS_ORIGINS: 'https://a.example, http://b.example:8080/' })
+        .corsOrigins,
+    ).toEqual(['https://a.example', 'http://b.example:8080']);
+    expect(() => loadConfig({ KOLLI_CORS_ORIGINS: 'a.example' })).toThrow(/corsOrigins/);
+  });
+
+  test('METRICS_PORT: a port, or unset', () => {
+    expect(loadConfig({}).metricsPort).toBeNull();
+    expect(loadConfig({ METRICS_PORT: '9464' }).metricsPort).toBe(9464);
+    expect(() => loadConfig({ METRICS_PORT: 'x' })).toThrow(/metricsPort/);
+  });
+});

@@ -1,12 +1,14 @@
 import { type Account, assertCanActFor, canActFor } from '../auth/access';
 import type { DbOrTx } from '../db/client';
 import type { LabelShipment } from '../labels/model';
+import { bookingsTotal } from '../lib/domain-metrics';
 import { DomainError, notFound, Violations } from '../lib/errors';
 import type { BookingDeps, UpdateOptions, UpdateOutcome } from './deps';
 import { checkMeasures, mergeParcels } from './parcels';
+import { STATUS_NAMES, shipmentPrice } from './price';
 import { priceAhead, StaleQuote } from './publish';
 import { labelDestinationZip, labelShipmentOf, recordsOf } from './records';
-import { type ShipmentStatus, STATUS } from './rules';
+import { payerOf, type ShipmentStatus, STATUS } from './rules';
 import type { ShipmentRecordT, ShipmentUpdate } from './schemas';
 import { createBookingReadStore } from './store/read-models';
 import { createBookingStore, type ShipmentRow } from './store/shipments';
@@ -49,11 +51,13 @@ export function createBookingService(deps: BookingDeps) {
       for (let attempt = 0; ; attempt++) {
         try {
           const priced = v.empty ? await priceAhead(deps, body, checked) : null;
-          return await db.transaction(async (tx) => {
+          const outcome = await db.transaction(async (tx) => {
             const outcome = await writer.apply(tx, body, checked, new Violations(v), options, priced);
             await options.within?.(tx, outcome);
             return outcome;
           });
+          bookingsTotal.inc({ status: STATUS_NAMES[outcome.result.ShipmentStatus as ShipmentStatus] });
+          return outcome;
         } catch (e) {
           if (attempt === 0 && isUniqueViolation(e, 'shipments_pkey')) continue;
           // The parcels changed between pricing and writing (a concurrent update): price again.
@@ -84,6 +88,12 @@ export function createBookingService(deps: BookingDeps) {
       const publishing = checked.status !== null && checked.status >= STATUS.ReadyForPublish;
       checkMeasures(merged, checked.product, publishing && body.ShipmentId === undefined, v);
       return v.toRecord();
+    },
+
+    /** `GET /v2/Shipment/{id}/price`: the frozen price of a published shipment, or a draft's quote. */
+    async price(account: Account, id: string) {
+      const row = await visibleShipment(account, id);
+      return shipmentPrice(deps, row, payerOf(row).customerNr);
     },
 
     /** Both read paths: the shipment's parcel records, and its ETag. */

@@ -76,3 +76,15 @@ export async function deleteFannedOutBefore(db: Db, before: Date, batchSize: num
 export async function vacuumOutbox(db: Db): Promise<void> {
   await db.execute(sql`vacuum (analyze) outbox_events`);
 }
+
+/** The events not fanned out yet and the creation time of the oldest (metrics; the partial index). */
+export async function backlog(db: DbOrTx): Promise<{ count: number; oldest: Date | null }> {
+  const [row] = await db
+    .select({
+      count: sql<number>`count(*)::int`,
+      oldest: sql<string | null>`min(${outboxEvents.createdAt})::text`,
+    })
+    .from(outboxEvents)
+    .where(sql`${outboxEvents.fannedOutAt} is null`);
+  return { count: Number(row?.count ?? 0), oldest: row?.oldest ? new Date(row.oldest) : null };
+}

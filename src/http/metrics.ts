@@ -1,6 +1,16 @@
+import { createServer, type Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { bookingsTotal, invoicingRunSeconds } from '../lib/domain-metrics';
+import { OPERATIONS, operationKey } from './openapi-operations';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Production with METRICS_PORT: the server that alone answers `/metrics`. */
+    metricsServer?: Server;
+  }
+}
 
 const BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -71,21 +81,139 @@ export class RequestHistogram {
   }
 }
 
-/** Prometheus metrics: request counts and latencies by route and status, plus process metrics. */
-export const metricsPlugin = fp(async (app: FastifyInstance) => {
+export interface MetricsOptions {
+  /** Production: `/metrics` only on `metricsPort`, or on the API port to a key with the `admin` scope. */
+  production?: boolean;
+  metricsPort?: number | null;
+  /** Domain gauges read from the database when scraped (the fleet's shared state). */
+  sources?: {
+    outboxBacklog(): Promise<{ count: number; oldest: Date | null }>;
+    deliveryCounts(): Promise<Record<string, number>>;
+  };
+}
+
+const DELIVERY_OUTCOMES = ['pending', 'succeeded', 'failed'];
+
+/** The gauges read at scrape time; a database that does not answer leaves them out, not the scrape. */
+function domainGauges(
+  registry: Registry,
+  sources: NonNullable<MetricsOptions['sources']>,
+  app: FastifyInstance,
+) {
+  const safely = async <T>(read: () => Promise<T>): Promise<T | null> => {
+    try {
+      return await read();
+    } catch (err) {
+      app.log.warn({ err }, 'metrics: a domain gauge could not be read');
+      return null;
+    }
+  };
+  new Gauge({
+    name: 'kolli_outbox_backlog',
+    help: 'Outbox events not yet fanned out to webhook deliveries.',
+    registers: [registry],
+    async collect() {
+      const b = await safely(sources.outboxBacklog);
+      if (b) this.set(b.count);
+    },
+  });
+  new Gauge({
+    name: 'kolli_outbox_oldest_age_seconds',
+    help: 'Age of the oldest outbox event not yet fanned out (0 when there is none).',
+    registers: [registry],
+    async collect() {
+      const b = await safely(sources.outboxBacklog);
+      if (b) this.set(b.oldest ? Math.max(0, (Date.now() - b.oldest.getTime()) / 1000) : 0);
+    },
+  });
+  new Gauge({
+    name: 'kolli_webhook_deliveries',
+    help: 'Retained webhook deliveries by outcome (pending, succeeded, failed).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+    async collect() {
+      const counts = await safely(sources.deliveryCounts);
+      if (!counts) return;
+      for (const outcome of new Set([...DELIVERY_OUTCOMES, ...Object.keys(counts)])) {
+        this.set({ outcome }, counts[outcome] ?? 0);
+      }
+    },
+  });
+}
+
+/**
+ * Prometheus metrics: request counts and latencies by route and status, process metrics, and the
+ * domain's (bookings by status, price requests, webhook deliveries, the outbox, invoicing runs).
+ */
+export const metricsPlugin = fp(async (app: FastifyInstance, options: MetricsOptions = {}) => {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const duration = new RequestHistogram();
   registry.registerMetric(duration as never);
+  registry.registerMetric(bookingsTotal);
+  registry.registerMetric(invoicingRunSeconds);
+  const priceRequests = new Counter({
+    name: 'kolli_price_requests_total',
+    help: 'Price requests by operation and status.',
+    labelNames: ['operation', 'status_code'] as const,
+    registers: [registry],
+  });
+  if (options.sources) domainGauges(registry, options.sources, app);
+
+  // The price operations, found by their tag in the operations table.
+  const priceOperation = new Map<string, string | null>();
+  const priceOperationOf = (method: string, url: string) => {
+    const key = `${method} ${url}`;
+    let id = priceOperation.get(key);
+    if (id === undefined) {
+      const entry = OPERATIONS[operationKey(method, url)];
+      id = entry?.tag === 'Price' ? entry.operationId : null;
+      priceOperation.set(key, id);
+    }
+    return id;
+  };
 
   app.addHook('onResponse', (request, reply, done) => {
     // The route pattern, not the URL, keeps the label set small (`/v2/Shipment/:shipmentid`).
     const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
     duration.observe(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    const price = request.is404 ? null : priceOperationOf(request.method, route);
+    if (price) priceRequests.inc({ operation: price, status_code: String(reply.statusCode) });
     done();
   });
 
-  app.get('/metrics', { config: { public: true }, schema: { hide: true } }, async (_request, reply) =>
-    reply.type(registry.contentType).send(await registry.metrics()),
+  const exposition = async () => ({ type: registry.contentType, body: await registry.metrics() });
+
+  if (options.production && options.metricsPort != null) {
+    // Only on its own port (reachable from the monitoring network, not the API's clients).
+    const server = createServer((req, res) => {
+      if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
+        res.writeHead(404).end();
+        return;
+      }
+      exposition().then(
+        ({ type, body }) => res.writeHead(200, { 'content-type': type }).end(body),
+        () => res.writeHead(500).end(),
+      );
+    });
+    app.decorate('metricsServer', server);
+    app.addHook('onListen', (done) => {
+      server.listen(options.metricsPort ?? 0, () => done());
+    });
+    app.addHook('onClose', (_app, done) => {
+      if (server.listening) server.close(() => done());
+      else done();
+    });
+    return;
+  }
+
+  app.get(
+    '/metrics',
+    // In production, only an admin key reads it; elsewhere (sandbox, development) anyone.
+    { config: options.production ? { scope: 'admin' } : { public: true }, schema: { hide: true } },
+    async (_request, reply) => {
+      const { type, body } = await exposition();
+      return reply.type(type).send(body);
+    },
   );
 });

@@ -1,3 +1,4 @@
+import { invoicingRunSeconds, timed } from '../lib/domain-metrics';
 import type { InvoicingDeps } from './deps';
 import { createInvoiceIssuer } from './issue';
 import { createInvoiceReports } from './reports';
@@ -10,7 +11,17 @@ export type InvoicingService = ReturnType<typeof createInvoicingService>;
 
 /** Invoicing: runs and credit notes (`issue.ts`), reports and documents (`reports.ts`, `reports-v3.ts`). */
 export function createInvoicingService(deps: InvoicingDeps) {
-  return { ...createInvoiceIssuer(deps), ...createInvoiceReports(deps), ...createInvoiceReportsV3(deps) };
+  const issuer = createInvoiceIssuer(deps);
+  return {
+    ...issuer,
+    ...createInvoiceReports(deps),
+    ...createInvoiceReportsV3(deps),
+    // Timed for /metrics (kolli_invoicing_run_duration_seconds).
+    run: (...args: Parameters<typeof issuer.run>) =>
+      timed(invoicingRunSeconds, 'run', () => issuer.run(...args)),
+    creditNote: (...args: Parameters<typeof issuer.creditNote>) =>
+      timed(invoicingRunSeconds, 'credit_note', () => issuer.creditNote(...args)),
+  };
 }
 
 export type { ReportQuery } from './reports';

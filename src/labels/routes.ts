@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Account } from '../auth/access';
+import { contentTag, noneMatch } from '../http/conditional';
 import { authErrors, problemResponses } from '../http/schemas';
 import { type LabelShipment, toLabelModels } from './model';
 import { renderPdf } from './pdf';
@@ -66,7 +67,10 @@ export const labelRoutes: FastifyPluginAsyncTypebox<LabelRoutesOptions> = async 
       const format = (request.query.format ?? 'pdf').toLowerCase();
       // Loaded before any header goes out, so 404/409 are ordinary problem answers.
       const labels = toLabelModels(await loadLabelShipment(request.account, shipmentId));
-      reply.header('cache-control', 'private, no-store');
+      // The labels are a function of their facts: the tag is checked before anything is rendered.
+      const etag = contentTag(JSON.stringify([format, labels]));
+      reply.header('cache-control', 'private, no-store').header('etag', etag);
+      if (noneMatch(request.headers['if-none-match'], etag)) return reply.code(304 as 200).send();
       if (format === 'zpl') {
         return reply
           .type(ZPL_CONTENT_TYPE)

@@ -7,6 +7,7 @@ import { createDeliveryEngine, type DeliveryEngine } from './delivery';
 import { checkCustomHeaders } from './headers';
 import type { DeliveriesResponse, TestResult, WebhookRecord, WebhookRequest } from './schemas';
 import { secretProblem } from './signing';
+import { countByStatus } from './store/deliveries';
 import { createWebhookStore, type WebhookRow } from './store/registrations';
 import { addMonths, formatWithOffset, parseDateTime } from './times';
 import { type Lookup, urlProblem } from './url-guard';
@@ -205,6 +206,9 @@ export function createWebhookService(deps: WebhookDeps) {
       const existing = await visible(account, id);
       if (!(await store.remove(existing.id))) throw notFound(`Webhook ${id}`);
     },
+
+    /** Retained deliveries by status (`pending`, `succeeded`, `failed`), for /metrics. */
+    deliveryCounts: () => countByStatus(deps.db),
 
     /** `GET /v1/Webhooks/{webhookId}/deliveries`: the newest deliveries with every attempt. */
     async deliveries(account: Account, id: string, limit = 50): Promise<DeliveriesResponse> {

@@ -319,3 +319,12 @@ export async function deleteCompletedBefore(db: Db, before: Date, batchSize: num
 export async function vacuumDeliveries(db: Db): Promise<void> {
   await db.execute(sql`vacuum (analyze) webhook_deliveries, webhook_attempts, webhooks`);
 }
+
+/** How many retained deliveries are pending, succeeded or failed (metrics). */
+export async function countByStatus(db: DbOrTx): Promise<Record<string, number>> {
+  const rows = await db
+    .select({ status: webhookDeliveries.status, count: sql<number>`count(*)::int` })
+    .from(webhookDeliveries)
+    .groupBy(webhookDeliveries.status);
+  return Object.fromEntries(rows.map((r) => [r.status, Number(r.count)]));
+}

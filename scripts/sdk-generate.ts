@@ -1,0 +1,7 @@
+// `npm run sdk:generate`: regenerates sdk/src/schema.d.ts from the served OpenAPI document.
+import { writeFileSync } from 'node:fs';
+import { GENERATED_FILE, generateSchemaTypes } from '../sdk/generate';
+import { servedDocument } from './openapi';
+
+writeFileSync(GENERATED_FILE, await generateSchemaTypes(await servedDocument()));
+console.log(`wrote ${GENERATED_FILE}`);

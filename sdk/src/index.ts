@@ -1,0 +1,165 @@
+import createClient, { type Client } from 'openapi-fetch';
+import type { components, operations, paths } from './schema';
+
+/**
+ * Kolli's TypeScript SDK: the generated types (`./schema`, from the OpenAPI document) used by
+ * openapi-fetch, plus what a generator cannot know — authentication (an API key, or an OAuth client
+ * credentials token fetched and refreshed), an `Idempotency-Key` on every POST, retries with backoff
+ * on 429 and 503 honouring `Retry-After`, and problem details as a typed error.
+ */
+export type { components, operations, paths };
+export type Problem = components['schemas']['Problem'];
+export type KolliClient = Client<paths>;
+
+export interface KolliClientOptions {
+  /** The server's base address, e.g. `https://api.kolli.example`. */
+  baseUrl: string;
+  /** An API key, sent as `Authorization: Bearer <key>`. */
+  apiKey?: string;
+  /** OAuth client credentials (API key id and key): a token is fetched, and refreshed before it expires. */
+  clientCredentials?: { clientId: string; clientSecret: string };
+  /** Attempts after the first on 429 or 503 (default 3). */
+  retries?: number;
+  /** The first backoff in ms when no `Retry-After` is given (default 500; doubled per attempt). */
+  backoffMs?: number;
+  /** The longest wait in ms the client accepts from `Retry-After` (default 30 000). */
+  maxWaitMs?: number;
+  /** A fetch implementation (default the global one). */
+  fetch?: (request: Request) => Promise<Response>;
+  /** Makes idempotency keys (default `crypto.randomUUID`). */
+  idempotencyKey?: () => string;
+  /** Waits (tests make it instant). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** An answer that is not a success: the problem details (or the plain text of a 401/403). */
+export class KolliError extends Error {
+  constructor(
+    readonly status: number,
+    readonly problem: Problem | null,
+    readonly text: string | null,
+  ) {
+    const fields = Object.entries(problem?.errors ?? {}).map(
+      ([field, messages]) => `${field}: ${messages.join(' ')}`,
+    );
+    super([problem?.detail ?? problem?.title ?? text ?? `HTTP ${status}`, ...fields].join(' '));
+    this.name = 'KolliError';
+  }
+
+  /** The messages per field of a 400 (`{ "Parcels[0].Weight": ["…"] }`). */
+  get fieldErrors(): Record<string, string[]> {
+    return this.problem?.errors ?? {};
+  }
+}
+
+const RETRYABLE = new Set([429, 503]);
+
+/** Seconds or an HTTP date, as `Retry-After` allows; null when absent or unreadable. */
+export function retryAfterMs(value: string | null, now = Date.now()): number | null {
+  if (!value) return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
+
+interface Token {
+  value: string;
+  expiresAt: number;
+}
+
+export function createKolliClient(options: KolliClientOptions): KolliClient {
+  const baseFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const retries = options.retries ?? 3;
+  const backoffMs = options.backoffMs ?? 500;
+  const maxWaitMs = options.maxWaitMs ?? 30_000;
+  const newKey = options.idempotencyKey ?? (() => crypto.randomUUID());
+  const base = options.baseUrl.replace(/\/$/, '');
+  let token: Token | null = null;
+  let pending: Promise<Token> | null = null;
+
+  async function fetchToken(): Promise<Token> {
+    const { clientId, clientSecret } = options.clientCredentials ?? { clientId: '', clientSecret: '' };
+    const res = await baseFetch(
+      new Request(`${base}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: clientId,
+          client_secret: clientSecret,
+        }),
+      }),
+    );
+    if (!res.ok) throw await errorOf(res);
+    const body = (await res.json()) as { access_token: string; expires_in: number };
+    // Refreshed a little before it expires, so a request never leaves with a token about to lapse.
+    return { value: body.access_token, expiresAt: Date.now() + (body.expires_in - 30) * 1000 };
+  }
+
+  async function credential(refresh: boolean): Promise<string | null> {
+    if (options.apiKey) return options.apiKey;
+    if (!options.clientCredentials) return null;
+    if (refresh || !token || token.expiresAt <= Date.now()) {
+      // One token request at a time, however many calls are waiting for it.
+      pending ??= fetchToken().finally(() => {
+        pending = null;
+      });
+      token = await pending;
+    }
+    return token.value;
+  }
+
+  async function send(request: Request): Promise<Response> {
+    const template = request.clone();
+    if (template.method === 'POST' && !template.headers.has('idempotency-key')) {
+      template.headers.set('idempotency-key', newKey());
+    }
+    let refreshed = false;
+    for (let attempt = 0; ; attempt++) {
+      const attemptRequest = template.clone();
+      const bearer = await credential(false);
+      if (bearer && !attemptRequest.headers.has('authorization')) {
+        attemptRequest.headers.set('authorization', `Bearer ${bearer}`);
+      }
+      const res = await baseFetch(attemptRequest);
+      if (res.status === 401 && options.clientCredentials && !options.apiKey && !refreshed) {
+        // The token was revoked or expired early: fetch a new one, once.
+        refreshed = true;
+        await credential(true);
+        attempt--;
+        continue;
+      }
+      if (!RETRYABLE.has(res.status) || attempt >= retries) return res;
+      const wait = retryAfterMs(res.headers.get('retry-after')) ?? backoffMs * 2 ** attempt;
+      if (wait > maxWaitMs) return res;
+      await res.body?.cancel();
+      await sleep(wait);
+    }
+  }
+
+  return createClient<paths>({ baseUrl: base, fetch: send });
+}
+
+async function errorOf(res: Response): Promise<KolliError> {
+  const text = await res.text();
+  if ((res.headers.get('content-type') ?? '').includes('json')) {
+    try {
+      return new KolliError(res.status, JSON.parse(text) as Problem, null);
+    } catch {
+      // not JSON after all: keep the text
+    }
+  }
+  return new KolliError(res.status, null, text);
+}
+
+/**
+ * The data of a success, or a thrown `KolliError` carrying the problem details:
+ * `const shipment = await orThrow(kolli.GET('/v2/Shipment/{shipmentid}', …))`.
+ */
+export async function orThrow<D, E>(call: Promise<{ data?: D; error?: E; response: Response }>): Promise<D> {
+  const { data, error, response } = await call;
+  if (response.ok) return data as D;
+  if (typeof error === 'string') throw new KolliError(response.status, null, error);
+  throw new KolliError(response.status, (error ?? null) as Problem | null, null);
+}

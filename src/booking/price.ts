@@ -1,0 +1,115 @@
+import { Type } from 'typebox';
+import { DomainError, ValidationFailed } from '../lib/errors';
+import { toDecimal } from '../lib/units';
+import type { BookingDeps } from './deps';
+import type { FrozenPrice } from './model';
+import { STATUS } from './rules';
+import { createBookingStore, type ShipmentRow } from './store/shipments';
+
+/**
+ * `GET /v2/Shipment/{id}/price`: the cost lines a published shipment was booked at — the lines its
+ * invoice carries, in the invoice reports' names (`CostCode`, `CostName`, `AmountKr`) — or, for a
+ * shipment not yet published, what it would cost if it were published now (`Quote: true`).
+ */
+export const ShipmentPrice = Type.Object(
+  {
+    ShipmentId: Type.String(),
+    ShipmentStatus: Type.Union([
+      Type.Literal('Draft'),
+      Type.Literal('ReadyForPublish'),
+      Type.Literal('Published'),
+    ]),
+    Quote: Type.Boolean({
+      description:
+        'false: the price frozen when the shipment was published, which its invoice carries; true: the current quote of a shipment not yet published, which may change until it is.',
+    }),
+    Currency: Type.Literal('NOK'),
+    TariffVersion: Type.String({
+      description: 'The tariff version (its ValidFrom date) the price comes from.',
+    }),
+    ChargeableWeightKg: Type.Number(),
+    Lines: Type.Array(
+      Type.Object({
+        CostCode: Type.String({ description: 'As `Details[].CostCode` of the v2 invoice report.' }),
+        CostName: Type.String(),
+        AmountKr: Type.Number({ description: 'NOK excluding VAT, to the øre.' }),
+      }),
+    ),
+    Total: Type.Number({ description: 'The sum of the lines, NOK excluding VAT.' }),
+  },
+  { $id: 'ShipmentPrice' },
+);
+
+type ShipmentPriceT = {
+  ShipmentId: string;
+  ShipmentStatus: 'Draft' | 'ReadyForPublish' | 'Published';
+  Quote: boolean;
+  Currency: 'NOK';
+  TariffVersion: string;
+  ChargeableWeightKg: number;
+  Lines: { CostCode: string; CostName: string; AmountKr: number }[];
+  Total: number;
+};
+
+/** The status names of the wire, by stored number. */
+export const STATUS_NAMES = {
+  [STATUS.Draft]: 'Draft',
+  [STATUS.ReadyForPublish]: 'ReadyForPublish',
+  [STATUS.Published]: 'Published',
+} as const;
+
+const answer = (row: ShipmentRow, price: FrozenPrice, quote: boolean): ShipmentPriceT => ({
+  ShipmentId: row.id,
+  ShipmentStatus: STATUS_NAMES[row.status as 0 | 1 | 2],
+  Quote: quote,
+  Currency: 'NOK',
+  TariffVersion: price.TariffVersion,
+  ChargeableWeightKg: price.ChargeableWeightKg,
+  Lines: price.Lines.map((l) => ({
+    CostCode: l.CostTypeCode,
+    CostName: l.Description,
+    AmountKr: toDecimal(l.AmountOre),
+  })),
+  Total: toDecimal(price.TotalOre),
+});
+
+/** The frozen price of a published shipment, or the current quote of another one the caller may see. */
+export async function shipmentPrice(
+  deps: Pick<BookingDeps, 'db' | 'pricing' | 'schedule'>,
+  row: ShipmentRow,
+  payer: string,
+): Promise<ShipmentPriceT> {
+  if (row.status === STATUS.Published) {
+    if (!row.price) throw new Error(`published shipment ${row.id} has no frozen price`);
+    return answer(row, row.price, false);
+  }
+  const parcels = await createBookingStore(deps.db).parcelsOf(row.id);
+  try {
+    const price = await deps.pricing.priceShipment({
+      customerNr: row.customerNr,
+      payerCustomerNr: payer,
+      productCode: row.productCode,
+      fromZip: row.addresses.Pickup.Zip,
+      toZip: row.addresses.Recipient.Zip,
+      fromCountry: row.addresses.Pickup.Country ?? 'NO',
+      toCountry: row.addresses.Recipient.Country ?? 'NO',
+      deliveryType: row.deliveryType === 0 ? 0 : 1,
+      services: row.services,
+      unitCode: row.unitCode,
+      pickupDate: row.desiredPickupDate ?? deps.schedule.earliestPickupDate(),
+      parcels,
+    });
+    return answer(row, price, true);
+  } catch (e) {
+    // A draft may still lack what its price depends on: say what, as a conflict with its state.
+    if (e instanceof ValidationFailed) {
+      const missing = Object.values(e.errors).flat().join(' ');
+      throw new DomainError(
+        'conflict',
+        'shipment_not_priceable',
+        `Shipment ${row.id} cannot be priced yet: ${missing}`,
+      );
+    }
+    throw e;
+  }
+}

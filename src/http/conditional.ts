@@ -1,0 +1,58 @@
+import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { OPERATIONS, operationKey } from './openapi-operations';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** GET answers carry an ETag; `If-None-Match` with it answers 304 (set from the operations table). */
+    conditional?: boolean;
+  }
+}
+
+/** A strong ETag of some bytes (or of a value's JSON): equal content, equal tag. */
+export const contentTag = (content: string | Buffer) =>
+  `"${createHash('sha256').update(content).digest('base64url').slice(0, 27)}"`;
+
+/** RFC 9110 §13.1.2: `If-None-Match` compares weakly; `*` matches any current answer. */
+export function noneMatch(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  const current = opaque(etag);
+  return ifNoneMatch.split(',').some((t) => t.trim() === '*' || opaque(t) === current);
+}
+
+const isStream = (payload: unknown): payload is Readable =>
+  typeof payload === 'object' && payload !== null && typeof (payload as Readable).pipe === 'function';
+
+/**
+ * Conditional GET for the routes the operations table marks `conditional`: the answer's ETag is the
+ * one the route set (a shipment's version, a label's content) or else the hash of the body; an
+ * `If-None-Match` naming it answers 304 with no body. A streamed body the client already has is
+ * never produced to the end: the stream is destroyed.
+ */
+export const conditionalGet = fp(async (app: FastifyInstance) => {
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (methods.some((m) => OPERATIONS[operationKey(m, route.url)]?.conditional)) {
+      route.config = { ...route.config, conditional: true };
+    }
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!request.routeOptions.config.conditional || reply.statusCode !== 200) return payload;
+    if (request.method !== 'GET' && request.method !== 'HEAD') return payload;
+    let etag = reply.getHeader('etag');
+    if (typeof etag !== 'string') {
+      if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
+      etag = contentTag(payload);
+      reply.header('etag', etag);
+    }
+    if (!noneMatch(request.headers['if-none-match'], etag)) return payload;
+    if (isStream(payload)) payload.destroy();
+    reply.code(304).removeHeader('content-length').removeHeader('content-type');
+    reply.removeHeader('content-disposition');
+    return null;
+  });
+});

@@ -1,0 +1,163 @@
+/**
+ * Examples in the OpenAPI document, by operationId: answers the server really gave to these requests
+ * (src/http/openapi-examples.test.ts books, prices and invoices them on a fresh database and fails
+ * when an answer differs).
+ */
+export interface OperationExamples {
+  request?: unknown;
+  responses?: Record<string, unknown>;
+}
+
+const BOOKING = {
+  ShipmentStatus: 'Published',
+  CustomerId: '1000',
+  ProductCode: '43',
+  DeliveryType: 1,
+  Services: ['16'],
+  SenderReference: 'PO-4711',
+  PickupCompanyName: 'Demo Kunde AS',
+  PickupAddress: 'Karl Johans gate 1',
+  PickupZip: '0154',
+  PickupPlace: 'OSLO',
+  RecipientCompanyName: 'Fjord Frakt AS',
+  RecipientAddress: 'Bryggen 1',
+  RecipientZip: '5003',
+  RecipientPlace: 'BERGEN',
+  RecipientEmail: 'post@fjordfrakt.no',
+  Parcels: [{ Weight: 12.5, Length: 60, Width: 40, Height: 30 }, { Weight: 4 }],
+};
+
+const PRICE_REQUEST = {
+  customer_nr: '1000',
+  sender_zip: '0154',
+  receiver_zip: '5003',
+  weight: 17,
+  product_type: '43',
+  service: ['16'],
+  pickup_date: '2026-11-23',
+};
+
+export const EXAMPLES: Record<string, OperationExamples> = {
+  updateShipment: {
+    request: BOOKING,
+    responses: {
+      201: {
+        ShipmentId: '70900010000000010',
+        ShipmentStatus: 2,
+        ParcelIds: ['070900010000000010', '070900010000000027'],
+        ReturnShipmentId: null,
+      },
+    },
+  },
+  getShipmentPrice: {
+    responses: {
+      200: {
+        ShipmentId: '70900010000000010',
+        ShipmentStatus: 'Published',
+        Quote: false,
+        Currency: 'NOK',
+        TariffVersion: '2026-01-01',
+        ChargeableWeightKg: 28,
+        Lines: [
+          { CostCode: 'FREIGHT', CostName: 'Agreed freight', AmountKr: 688 },
+          { CostCode: 'ENERGY', CostName: 'Energy addition 11.5 %', AmountKr: 79.12 },
+          { CostCode: 'TOLL', CostName: 'Toll road addition', AmountKr: 26 },
+          { CostCode: '16', CostName: 'Pre-notice e-mail', AmountKr: 3 },
+        ],
+        Total: 796.12,
+      },
+    },
+  },
+  calculatePriceV2: {
+    request: PRICE_REQUEST,
+    responses: {
+      200: {
+        Freight: {
+          FreightCost: 421.83,
+          Details: [
+            { Description: 'Agreed freight', Cost: 355, CostTypeCode: 'FREIGHT' },
+            { Description: 'Energy addition 11.5 %', Cost: 40.83, CostTypeCode: 'ENERGY' },
+            { Description: 'Toll road addition', Cost: 26, CostTypeCode: 'TOLL' },
+          ],
+        },
+        Services: [{ ServiceDescription: 'Pre-notice e-mail', ServiceCost: 3, CostTypeCode: '16' }],
+        Total: 424.83,
+      },
+    },
+  },
+  getInvoiceReportV2: {
+    responses: {
+      200: [
+        {
+          ShipmentNr: '70900010000000010',
+          SenderReference: 'PO-4711',
+          SenderCustomerName: 'Demo Kunde AS',
+          RecipientCustomerName: 'Fjord Frakt AS',
+          DeliveryAddress: 'Bryggen 1, 5003 BERGEN',
+          InvoiceCustomerName: 'Customer 1000 AS',
+          PickupZip: '0154',
+          PickupTerminalId: 'OSL',
+          RecipientZip: '5003',
+          RecipientTerminalId: 'BGO',
+          GoodsTypeCode: 'KL',
+          InvoiceLineNr: '1',
+          ProductCode: '43',
+          SenderCustomerNr: 1000,
+          RecipientCustomerNr: null,
+          InvoiceCustomerNr: 1000,
+          NumberOfCollis: 2,
+          InvoiceNr: 1,
+          CalculatedWeightKg: 28,
+          RealWeightKg: 16.5,
+          VolumeDm3: 72,
+          TotalFreightPrice: 796.12,
+          VatPercent: 25,
+          VatKr: 199.03,
+          TotalFreightPriceInclVat: 995.15,
+          InvoiceDate: '2026-11-30T00:00:00',
+          DeliveryDate: '2026-11-24T00:00:00',
+          PickupDate: '2026-11-23T00:00:00',
+          OptionCodes: [{ OptionCode: '16', OptionName: 'Pre-notice e-mail' }],
+          Details: [
+            {
+              AmountKr: 688,
+              CostCode: 'FREIGHT',
+              CostName: 'Agreed freight',
+              AmountTypeCode: 'F',
+              AmountTypeName: 'Freight',
+              VatPercent: 25,
+              VatKr: 172,
+            },
+            {
+              AmountKr: 79.12,
+              CostCode: 'ENERGY',
+              CostName: 'Energy addition 11.5 %',
+              AmountTypeCode: 'A',
+              AmountTypeName: 'Addition',
+              VatPercent: 25,
+              VatKr: 19.78,
+            },
+            {
+              AmountKr: 26,
+              CostCode: 'TOLL',
+              CostName: 'Toll road addition',
+              AmountTypeCode: 'A',
+              AmountTypeName: 'Addition',
+              VatPercent: 25,
+              VatKr: 6.5,
+            },
+            {
+              AmountKr: 3,
+              CostCode: '16',
+              CostName: 'Pre-notice e-mail',
+              AmountTypeCode: 'S',
+              AmountTypeName: 'Service',
+              VatPercent: 25,
+              VatKr: 0.75,
+            },
+          ],
+        },
+      ],
+    },
+  },
+};

@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { osloBergenBooking } from '../../test/factories';
+import { bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
+import { OPERATIONS, operationKey } from './openapi-operations';
+
+// Issue 20: the served document is what client generators and Spectral expect — every operation
+// named, tagged and described from one table, every answer with the media type really sent.
+
+interface Response {
+  description: string;
+  content?: Record<string, { schema?: { $ref?: string } }>;
+  headers?: Record<string, unknown>;
+}
+interface Operation {
+  operationId?: string;
+  tags?: string[];
+  summary?: string;
+  description?: string;
+  parameters?: { in: string; name: string }[];
+  responses: Record<string, Response>;
+}
+interface Document {
+  tags: { name: string; description: string }[];
+  paths: Record<string, Record<string, Operation>>;
+}
+
+let ctx: TestContext;
+let doc: Document;
+let operations: { key: string; op: Operation }[];
+
+beforeAll(async () => {
+  ctx = await buildTestApp({ clock: () => new Date('2026-11-23T09:00:00Z') });
+  doc = json<Document>(await ctx.app.inject({ url: '/openapi.json' }));
+  operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops).map(([method, op]) => ({ key: operationKey(method, path), op })),
+  );
+});
+afterAll(() => ctx.close());
+
+describe('every operation', () => {
+  test('has an entry in the operations table (src/http/openapi-operations.ts)', () => {
+    expect(operations.length).toBeGreaterThan(50);
+    expect(operations.map((o) => o.key).filter((k) => !OPERATIONS[k])).toEqual([]);
+  });
+
+  test('has a unique verb+noun operationId, one declared tag, a summary and a description', () => {
+    const ids = operations.map((o) => o.op.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    const declared = new Set(doc.tags.map((t) => t.name));
+    for (const { key, op } of operations) {
+      expect(op.operationId, key).toMatch(
+        /^(get|list|create|update|book|cancel|delete|replace|calculate|record|advance|test|revoke|load|withdraw|run|issue)[A-Z][A-Za-z0-9]*$/,
+      );
+      expect(op.tags?.length, key).toBe(1);
+      expect(declared.has(op.tags?.[0] ?? ''), key).toBe(true);
+      expect(op.summary, key).toBeTruthy();
+      expect(op.description, key).toBeTruthy();
+    }
+  });
+
+  test('declares answers with the media type sent and a named description', () => {
+    for (const { key, op } of operations) {
+      for (const [status, response] of Object.entries(op.responses)) {
+        const where = `${key} ${status}`;
+        expect(response.description, where).not.toBe('Default Response');
+        expect(response.description, where).toBeTruthy();
+        if (status === '401' || status === '403')
+          expect(Object.keys(response.content ?? {}), where).toEqual(['text/plain']);
+        if (['400', '404', '409', '412', '413', '415', '422', '429', '503'].includes(status)) {
+          expect(response.content?.['application/problem+json']?.schema?.$ref, where).toBe(
+            '#/components/schemas/Problem',
+          );
+          expect(Object.keys(response.content ?? {}), where).toEqual(['application/problem+json']);
+        }
+      }
+      expect(op.responses['503'], key).toBeDefined();
+    }
+  });
+});
+
+test('a 201 that sends Location declares it, and the server sends it', async () => {
+  const book = doc.paths['/Shipment/Update']?.post;
+  expect(book?.responses['201']?.headers).toHaveProperty('Location');
+  const key = await ctx.keyFor({ scopes: ['booking'] });
+  const res = await ctx.app.inject({
+    method: 'POST',
+    url: '/Shipment/Update',
+    headers: bearer(key),
+    payload: osloBergenBooking(),
+  });
+  expect(res.statusCode).toBe(201);
+  expect(res.headers.location).toBe(`/v2/Shipment/${json<{ ShipmentId: string }>(res).ShipmentId}`);
+  // The original documents 200 for a webhook registration (CONTRACT §10); it still names the record.
+  expect(doc.paths['/v1/Webhooks']?.post?.responses['200']?.headers).toHaveProperty('Location');
+});
+
+test('401 and 403 are really sent as text/plain, problems as application/problem+json', async () => {
+  const unauthorized = await ctx.app.inject({ url: '/v2/Shipment/70900010000000017' });
+  expect(unauthorized.statusCode).toBe(401);
+  expect(unauthorized.headers['content-type']).toMatch(/^text\/plain/);
+  const key = await ctx.keyFor({ scopes: ['price'] });
+  const forbidden = await ctx.app.inject({ url: '/v2/Shipment/70900010000000017', headers: bearer(key) });
+  expect(forbidden.statusCode).toBe(403);
+  expect(forbidden.headers['content-type']).toMatch(/^text\/plain/);
+  const reader = await ctx.keyFor({ scopes: ['shipments'] });
+  const missing = await ctx.app.inject({ url: '/v2/Shipment/70900010000000017', headers: bearer(reader) });
+  expect(missing.statusCode).toBe(404);
+  expect(missing.headers['content-type']).toMatch(/^application\/problem\+json/);
+});
+
+test('conditional reads declare ETag, 304 and If-None-Match', () => {
+  const read = doc.paths['/v2/Shipment/{shipmentid}']?.get;
+  expect(read?.responses['200']?.headers).toHaveProperty('ETag');
+  expect(read?.responses['304']).toBeDefined();
+  expect(read?.parameters?.some((p) => p.in === 'header' && p.name === 'If-None-Match')).toBe(true);
+});
+
+test('the spec’s /v3/Calculate/ is documented as the spec has it, and both spellings answer', async () => {
+  expect(doc.paths['/v3/Calculate/']?.get?.operationId).toBe('getPriceV3');
+  const key = await ctx.keyFor({ scopes: ['price'] });
+  const q = 'Customernr=1000&SenderZip=0154&ReceiverZip=5003&Weight=10&ProductCode=43';
+  for (const url of [`/v3/Calculate?${q}`, `/v3/Calculate/?${q}`]) {
+    expect((await ctx.app.inject({ url, headers: bearer(key) })).statusCode).toBe(200);
+  }
+});

@@ -1,0 +1,153 @@
+import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
+import { EXAMPLES } from './openapi-examples';
+import { OPERATIONS, operationKey, TAGS } from './openapi-operations';
+
+// The OpenAPI document stays generated from the route schemas; this module only completes it from
+// one table (src/http/openapi-operations.ts): operation ids, tags, descriptions, and the media
+// types, headers and descriptions of the answers as the server really sends them.
+
+/** Answers with a problem body (`application/problem+json`, src/http/problem.ts), by status. */
+const PROBLEMS: Record<string, string> = {
+  400: 'Bad request: a field is missing or invalid; `errors` names it.',
+  404: 'Not found, or not visible to this key.',
+  409: 'Conflict with the resource’s current state.',
+  412: 'Precondition failed: `If-Match` names another version.',
+  413: 'The body is larger than the server accepts.',
+  415: 'The body’s media type is not accepted.',
+  422: 'The request is well-formed but cannot be carried out (a business rule).',
+  429: 'Too many requests for this key; retry after `Retry-After` seconds.',
+  503: 'The server is overloaded, starting, stopping or without its database; retry after `Retry-After` seconds.',
+};
+
+/** Answers with a plain-text body, as the spec has them. */
+const PLAIN: Record<string, string> = {
+  401: 'Unauthorized: the credentials are missing, unknown, expired or revoked.',
+  403: 'Forbidden: the key lacks the scope, or may not act for a named customer number.',
+};
+
+const SUCCESS: Record<string, string> = {
+  200: 'OK.',
+  201: 'Created.',
+  204: 'Done; no body.',
+};
+
+const header = (description: string, schema: object = { type: 'string' }) => ({ description, schema });
+const RETRY_AFTER = header('Seconds to wait before retrying.', { type: 'integer', minimum: 0 });
+
+type Json = Record<string, unknown>;
+interface Operation extends Json {
+  operationId?: string;
+  tags?: string[];
+  summary?: string;
+  description?: string;
+  parameters?: Json[];
+  requestBody?: { content: Record<string, Json> };
+  responses: Record<string, { description?: string; content?: Record<string, Json>; headers?: Json }>;
+}
+
+const problemContent = () => ({
+  'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } },
+});
+
+/** Completes one operation of the generated document in place. */
+function completeOperation(key: string, operation: Operation): void {
+  const entry = OPERATIONS[key];
+  if (!entry) return; // the completeness test names it
+  operation.operationId = entry.operationId;
+  operation.tags = [entry.tag];
+  if (!operation.summary && entry.summary) operation.summary = entry.summary;
+  if (!operation.description && entry.description) operation.description = entry.description;
+
+  const responses = operation.responses;
+  // Any operation can be refused while the server is overloaded or without its database.
+  responses[503] ??= {};
+  if (operation.requestBody) {
+    responses[413] ??= {};
+    responses[415] ??= {};
+  }
+  for (const [status, response] of Object.entries(responses)) {
+    if (status in PROBLEMS) {
+      response.description = PROBLEMS[status];
+      response.content = problemContent();
+      if (status === '429' || status === '503') response.headers = { 'Retry-After': RETRY_AFTER };
+    } else if (status in PLAIN) {
+      response.description = PLAIN[status];
+      response.content = { 'text/plain': { schema: { type: 'string' } } };
+    } else if (!response.description || response.description === 'Default Response') {
+      response.description = entry.success ?? SUCCESS[status] ?? 'OK.';
+    }
+  }
+  // The creating answer: 201, or 200 where the original service documents 200 (`POST /v1/Webhooks`).
+  const created = responses[201] ?? responses[200];
+  if (created && entry.location) {
+    created.headers = { ...created.headers, Location: header('The address of the created resource.') };
+  }
+  const ok = responses[200];
+  if (entry.conditional && ok) {
+    ok.headers = { ...ok.headers, ETag: header('The version of the answer, for `If-None-Match`.') };
+    responses[304] = { description: 'Not modified: `If-None-Match` names the current `ETag`; no body.' };
+    operation.parameters = [
+      ...(operation.parameters ?? []),
+      {
+        in: 'header',
+        name: 'If-None-Match',
+        required: false,
+        description: 'An `ETag` from an earlier answer: 304 without a body while it is current.',
+        schema: { type: 'string' },
+      },
+    ];
+  }
+  const examples = EXAMPLES[entry.operationId];
+  if (examples?.request && operation.requestBody) {
+    const media = operation.requestBody.content['application/json'];
+    if (media) media.example = examples.request;
+  }
+  for (const [status, example] of Object.entries(examples?.responses ?? {})) {
+    const media = responses[status]?.content?.['application/json'];
+    if (media) media.example = example;
+  }
+}
+
+/** Completes the generated document: every operation, and the document-level fields linters expect. */
+export function completeDocument(document: Json): Json {
+  const paths = document.paths as Record<string, Record<string, Operation>>;
+  for (const [path, operations] of Object.entries(paths)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      completeOperation(operationKey(method, path), operation);
+    }
+  }
+  return { ...document, tags: TAGS.map((t) => ({ ...t })) };
+}
+
+/** The @fastify/swagger options: the document's header, and the table applied to every route. */
+export function swaggerOptions(): FastifyDynamicSwaggerOptions {
+  return {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Kolli — parcel shipping service',
+        version: '1.0.0',
+        description:
+          'Booking, price calculation, invoice reports, shipment listing and webhooks for business customers of a Norwegian parcel carrier, with the companion interfaces (products, schedule, pickup points, postal codes, labels) and administration. Authenticate with `Authorization: Bearer <API key or access token>`. Errors answer `application/problem+json` (401 and 403: `text/plain`). A typed TypeScript client is in `sdk/`.',
+        contact: { name: 'Kolli', url: 'https://github.com/kolli-shipping/kolli' },
+        license: { name: 'MIT', identifier: 'MIT' },
+      },
+      servers: [{ url: '/', description: 'This server' }],
+      components: {
+        securitySchemes: {
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'An API key or an access token from POST /oauth/token.',
+          },
+        },
+      },
+      security: [{ bearer: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    transformObject: (documentObject) =>
+      completeDocument(
+        ('openapiObject' in documentObject ? documentObject.openapiObject : documentObject) as Json,
+      ) as never,
+  };
+}
