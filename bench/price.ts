@@ -47,7 +47,7 @@ try {
     : [];
   kolli = await startServer(['node', ...profile, 'dist/server.js'], {
     ...prepared.env,
-    LOG_LEVEL: 'info',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
     KOLLI_ANSWER_CACHE_MS: '0',
     KOLLI_RATE_LIMIT_PER_MINUTE: '100000000',
     KOLLI_WEBHOOK_WORKER: '0',

@@ -110,6 +110,12 @@ export function createPostalCodeService({ db }: { db: Db }) {
       return new Set(codes.filter((c) => known.has(c)));
     },
 
+    /** A code's serving terminal (null when it has none), or null when the code is not in the register. */
+    async terminalOf(postalCode: string): Promise<{ terminal: string | null } | null> {
+      const terminal = (await register.get()).get(postalCode);
+      return terminal === undefined ? null : { terminal };
+    },
+
     /** `using`: the transaction to read in, when the caller holds one (the embedded database has one connection). */
     find: (postalCode: string, using: DbOrTx = db): Promise<PostalCodeRow | null> =>
       findCode(using, postalCode),
