@@ -1,3 +1,4 @@
+import pg from 'pg';
 import type { Db } from '../db/client';
 import { allCodesWithTerminals, registerDigest } from './store/postal-codes';
 
@@ -7,9 +8,13 @@ import { allCodesWithTerminals, registerDigest } from './store/postal-codes';
  * the register's digest (one row) and the codes are read again only when it changed; requests keep
  * using the snapshot meanwhile, so a check never makes one wait. A change through this process
  * (register import, routing replace, shipped load) clears it at once; one through another process of
- * the fleet is seen within the interval (one minute; see bench/README.md on why not shorter yet).
+ * the fleet is seen within the interval. The embedded database has one process, so it is never
+ * checked there: the digest would run on this process's event loop (PGlite is in-process) for nothing.
  */
-export const REGISTER_CHECK_MS = 60_000;
+export const REGISTER_CHECK_MS = 10_000;
+
+/** Only processes sharing a PostgreSQL server can change the register behind this one's back. */
+const sharedDatabase = (db: Db) => (db as unknown as { $client?: unknown }).$client instanceof pg.Pool;
 
 export type RegisterSnapshot = ReadonlyMap<string, string | null>;
 
@@ -25,6 +30,7 @@ async function load(db: Db): Promise<{ map: RegisterSnapshot; digest: string }> 
 }
 
 function createSnapshot(db: Db) {
+  const checked = sharedDatabase(db);
   let state: State | null = null;
   const fresh = (): State => {
     const next: State = { codes: load(db), checkedAt: Date.now(), checking: false };
@@ -53,7 +59,8 @@ function createSnapshot(db: Db) {
     async get(): Promise<RegisterSnapshot> {
       if (!state) state = fresh();
       const current = state;
-      if (!current.checking && Date.now() - current.checkedAt > REGISTER_CHECK_MS) void check(current);
+      if (checked && !current.checking && Date.now() - current.checkedAt > REGISTER_CHECK_MS)
+        void check(current);
       return (await current.codes).map;
     },
     clear(): void {
