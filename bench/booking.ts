@@ -1,21 +1,37 @@
-// Booking benchmark (issue 5): median/p95 of a 999-parcel booking beside a raw multi-row insert of
-// the same rows, and throughput of 1-parcel bookings with 10 concurrent clients.
-// PGlite by default; DATABASE_URL=postgres://… for PostgreSQL (use a scratch database).
-import { performance } from 'node:perf_hooks';
+// Booking benchmark (issue 18, CONTRACT §13), PostgreSQL only:
+// - 1-parcel Published bookings (POST /Shipment/Update) with 10 clients, beside a raw `pg`
+//   transaction writing the same rows (shipment, parcel, the two outbox events) with 10 clients;
+// - a 999-parcel booking beside a raw shipment insert + one `unnest` insert of its parcels;
+// - the database round trips of a 1-parcel booking, counted on an in-process app.
+// Kolli runs as `npm start` runs it (compiled, production, logging at info, auth, rate limit, outbox
+// and webhook fan-out on) pinned to core 0; the raw writer is a process pinned to core 0 too;
+// autocannon and this script run on core 1. Rounds alternate; figures are medians of per-round ratios.
+//
+//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench -- booking
+//
+// A scratch database is created beside DATABASE_URL and dropped at the end. BENCH_ROUNDS (5),
+// BENCH_SECONDS (5), BENCH_RUNS (7, of the 999-parcel booking).
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
-import { sql } from 'drizzle-orm';
-import { parcels, shipments } from '../src/booking/tables';
-import { benchServer, median, percentile } from './_setup';
+import { countRoundTrips } from '../test/round-trips';
+import { prepareBenchDatabase } from './_prepared';
+import { pinned, pinSelf, type ServerProcess, startServer } from './_process';
+import { median } from './_stats';
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 25);
-const { app, database, key, kind } = await benchServer(['booking', 'shipments']);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+if (!process.env.DATABASE_URL) throw new Error('bench/booking.ts needs DATABASE_URL (PostgreSQL)');
 
-const shipment = (n: number, reference: string) => ({
+execFileSync('node', ['scripts/ensure-build.mjs'], { stdio: 'inherit' });
+const prepared = await prepareBenchDatabase(process.env.DATABASE_URL, ['booking', 'shipments']);
+const shipment = (n: number) => ({
   ShipmentStatus: 'Published',
   CustomerId: '1000',
   ProductCode: '43',
   DeliveryType: 1,
-  SenderReference: reference,
+  SenderReference: `bench-${n}`,
   PickupCompanyName: 'Bench AS',
   PickupAddress: 'Karl Johans gate 1',
   PickupZip: '0154',
@@ -26,87 +42,106 @@ const shipment = (n: number, reference: string) => ({
   RecipientPlace: 'BERGEN',
   Parcels: Array.from({ length: n }, (_, i) => ({ Weight: 1 + (i % 20), Length: 40, Width: 30, Height: 20 })),
 });
+const headers = { authorization: `Bearer ${prepared.key}`, 'content-type': 'application/json' };
 
-async function timeBooking(): Promise<number> {
-  const payload = JSON.stringify(shipment(999, 'bench-999'));
-  const started = performance.now();
-  const res = await app.inject({
-    method: 'POST',
-    url: '/Shipment/Update',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    payload,
+let kolli: ServerProcess | null = null;
+let raw: ChildProcess | null = null;
+try {
+  kolli = await startServer(['node', 'dist/server.js'], {
+    ...prepared.env,
+    LOG_LEVEL: 'info',
+    KOLLI_RATE_LIMIT_PER_MINUTE: '100000000',
   });
-  const elapsed = performance.now() - started;
-  if (res.statusCode !== 201) throw new Error(`booking failed: ${res.statusCode} ${res.body.slice(0, 300)}`);
-  return elapsed;
-}
+  await pinSelf(1);
+  const base = `http://127.0.0.1:${kolli.port}/Shipment/Update`;
+  const book = async (n: number) => {
+    const started = performance.now();
+    const res = await fetch(base, { method: 'POST', headers, body: JSON.stringify(shipment(n)) });
+    const text = await res.text();
+    if (res.status !== 201) throw new Error(`booking answered ${res.status}: ${text.slice(0, 300)}`);
+    return { ms: performance.now() - started, id: (JSON.parse(text) as { ShipmentId: string }).ShipmentId };
+  };
+  const oneTemplate = (await book(1)).id;
+  const bigTemplate = (await book(999)).id;
 
-let rawSerial = 0;
-/** The same rows written with a plain multi-row INSERT … VALUES (what an ORM emits), in one transaction. */
-async function timeRawInsert(): Promise<number> {
-  const id = `RAW${String(++rawSerial).padStart(14, '0')}`;
-  const started = performance.now();
-  await database.db.transaction(async (tx) => {
-    await tx.insert(shipments).values({
-      id,
-      customerNr: '1000',
-      status: 2,
-      productCode: '43',
-      deliveryType: 1,
-      services: [],
-      unitCode: 'KL',
-      pickupZip: '0154',
-      addresses: { Pickup: {} as never, Recipient: {} as never, Return: null, PickupPoint: null },
+  const [cmd, ...args] = pinned(0, ['node', '--import', 'tsx', 'bench/_raw-writer.ts']);
+  raw = spawn(cmd as string, args, {
+    env: { ...process.env, DATABASE_URL: prepared.url ?? '' },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const answers = createInterface({ input: raw.stdout as NodeJS.ReadableStream })[Symbol.asyncIterator]();
+  const ask = async <T>(line: string): Promise<T> => {
+    raw?.stdin?.write(`${line}\n`);
+    const { value } = await answers.next();
+    return JSON.parse(value as string) as T;
+  };
+  const kolliOne = (duration: number) =>
+    autocannon({
+      url: base,
+      method: 'POST',
+      connections: 10,
+      duration,
+      workers: 1,
+      headers,
+      body: JSON.stringify(shipment(1)),
     });
-    await tx.insert(parcels).values(
-      Array.from({ length: 999 }, (_, i) => ({
-        shipmentId: id,
-        parcelId: `${id}-${i}`,
-        seq: i + 1,
-        weightG: 1000 + i,
-        lengthCm: 40,
-        heightCm: 20,
-        widthCm: 30,
-        volumeCm3: null,
-      })),
+
+  // Warm both, then alternate.
+  await kolliOne(2);
+  await ask(`one 2 ${oneTemplate}`);
+  const oneRounds: { kolli: number; raw: number }[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const k = await kolliOne(SECONDS);
+    if (k.non2xx + k.errors > 0) throw new Error(`${k.non2xx} non-2xx answers, ${k.errors} errors`);
+    const r = await ask<{ perSecond: number }>(`one ${SECONDS} ${oneTemplate}`);
+    oneRounds.push({ kolli: k.requests.average, raw: r.perSecond });
+    console.log(
+      `round ${i + 1}: 1-parcel bookings ${k.requests.average.toFixed(0)}/s, raw transactions ${r.perSecond.toFixed(0)}/s, ratio ${(k.requests.average / r.perSecond).toFixed(2)}`,
     );
-  });
-  return performance.now() - started;
-}
+  }
+  const bigRuns: { kolli: number; raw: number }[] = [];
+  await book(999);
+  await ask(`big ${bigTemplate}`);
+  for (let i = 0; i < RUNS; i++) {
+    const k = await book(999);
+    const r = await ask<{ ms: number }>(`big ${bigTemplate}`);
+    bigRuns.push({ kolli: k.ms, raw: r.ms });
+  }
 
-for (let i = 0; i < 3; i++) {
-  await timeBooking();
-  await timeRawInsert();
-}
-const booking: number[] = [];
-const raw: number[] = [];
-for (let i = 0; i < RUNS; i++) {
-  booking.push(await timeBooking());
-  raw.push(await timeRawInsert());
-}
+  // Round trips, counted on an in-process app over the same database (warm caches: the fewest of 3).
+  process.env.DATABASE_URL = prepared.url ?? '';
+  const { benchServer } = await import('./_setup');
+  const inproc = await benchServer(['booking']);
+  const injectOne = () =>
+    inproc.app.inject({
+      method: 'POST',
+      url: '/Shipment/Update',
+      headers: { authorization: `Bearer ${inproc.key}` },
+      payload: shipment(1),
+    });
+  await injectOne();
+  const trips: number[] = [];
+  for (let i = 0; i < 3; i++) trips.push((await countRoundTrips(inproc.database, injectOne)).count);
+  await inproc.app.close();
+  await inproc.database.close();
 
-await app.listen({ port: 0, host: '127.0.0.1' });
-const address = app.server.address();
-const port = typeof address === 'object' && address ? address.port : 0;
-const throughput = await autocannon({
-  url: `http://127.0.0.1:${port}/Shipment/Update`,
-  method: 'POST',
-  connections: 10,
-  duration: Number(process.env.BENCH_SECONDS ?? 10),
-  headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-  body: JSON.stringify(shipment(1, 'bench-1')),
-});
-
-const f = (x: number) => x.toFixed(1);
-console.log(`database: ${kind}`);
-console.log(
-  `999-parcel booking: median ${f(median(booking))} ms, p95 ${f(percentile(booking, 95))} ms (${RUNS} runs)`,
-);
-console.log(`raw multi-row insert of the same rows: median ${f(median(raw))} ms`);
-console.log(`ratio booking / raw insert: ${(median(booking) / median(raw)).toFixed(2)}`);
-console.log(
-  `1-parcel bookings, 10 clients: ${throughput.requests.average.toFixed(0)} req/s, p99 ${throughput.latency.p99} ms, non-2xx ${throughput.non2xx}`,
-);
-await database.db.execute(sql`select 1`);
-await app.close();
-await database.close();
+  const f = (x: number) => x.toFixed(1);
+  console.log(`database postgres; ${ROUNDS} alternating rounds of ${SECONDS} s; ${RUNS} runs of 999 parcels`);
+  console.log(
+    `1-parcel Published booking, 10 clients: ${median(oneRounds.map((r) => r.kolli)).toFixed(0)}/s; raw pg transaction (shipment, parcel, outbox): ${median(oneRounds.map((r) => r.raw)).toFixed(0)}/s`,
+  );
+  console.log(
+    `1-parcel booking ratio (median of rounds): ${median(oneRounds.map((r) => r.kolli / r.raw)).toFixed(2)} (target ≥ 0.50)`,
+  );
+  console.log(
+    `999-parcel booking: median ${f(median(bigRuns.map((r) => r.kolli)))} ms (target < 150 ms); raw shipment + unnest parcels: median ${f(median(bigRuns.map((r) => r.raw)))} ms`,
+  );
+  console.log(
+    `999-parcel ratio booking / raw (median of runs): ${median(bigRuns.map((r) => r.kolli / r.raw)).toFixed(2)}× (target ≤ 2×)`,
+  );
+  console.log(`round trips of a 1-parcel Published booking: ${Math.min(...trips)} (target ≤ 6)`);
+} finally {
+  raw?.stdin?.end();
+  await kolli?.stop();
+  await prepared.drop();
+}

@@ -1,122 +1,125 @@
-// Price benchmark (issue 4): requests per second and p99 latency of GET /v3/Calculate/ beside a bare
-// Fastify route that answers a JSON body of the same size, in one run, and their ratio (target ≥ 0.6).
-// Two loads on the price route: one query asked again and again, as autocannon does (the answer cache
-// replays it after auth, the rate limit and metrics), and every query distinct (each one priced).
+// Price benchmark (issue 18, CONTRACT §13): requests per second of GET /v3/Calculate/ with EVERY
+// request a distinct question (weights, volumes, postal codes and services varied; the answer cache
+// off) beside a bare Fastify route answering a JSON body of the same size; then the server's RSS after
+// 30 s of that load. Both servers run as processes pinned to core 0 (Kolli as `npm start` runs it:
+// compiled, production, logging at info, auth and rate limit on); autocannon runs here, on core 1.
+// Rounds alternate bare and Kolli; the figure is the median of the per-round ratios (target ≥ 0.6).
 //
-//   npm run bench -- price                                   # embedded PGlite
-//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench -- price
+//   npm run bench -- price                                              # embedded PGlite
+//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench -- price
 //
-// With DATABASE_URL the benchmark creates a scratch database beside the named one and drops it at
-// the end, so it never touches existing data. BENCH_SECONDS (default 3), BENCH_ROUNDS (default 10)
-// and BENCH_CONNECTIONS (default 20) tune the load; autocannon runs in a worker thread, off the
-// server's event loop.
-import { randomBytes } from 'node:crypto';
+// With DATABASE_URL a scratch database is created beside it and dropped at the end. BENCH_ROUNDS
+// (default 5), BENCH_SECONDS (default 5), BENCH_CONNECTIONS (default 20), BENCH_RSS_SECONDS (30).
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import Fastify from 'fastify';
-import pg from 'pg';
+import { prepareBenchDatabase } from './_prepared';
+import { pinSelf, type ServerProcess, startServer } from './_process';
+import { median } from './_stats';
 
-// Many short rounds rather than a few long ones: this machine's speed drifts over seconds, and a
-// round's loads run back to back, so the median of per-round ratios compares like with like.
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
+const RSS_SECONDS = Number(process.env.BENCH_RSS_SECONDS ?? 30);
 
-const givenUrl = process.env.DATABASE_URL;
-let scratch: { admin: string; name: string } | null = null;
-if (givenUrl) {
-  const name = `kolli_bench_${randomBytes(4).toString('hex')}`;
-  const client = new pg.Client({ connectionString: givenUrl });
-  await client.connect();
-  await client.query(`create database ${name}`);
-  await client.end();
-  const url = new URL(givenUrl);
-  url.pathname = `/${name}`;
-  process.env.DATABASE_URL = url.toString();
-  scratch = { admin: givenUrl, name };
-}
+execFileSync('node', ['scripts/ensure-build.mjs'], { stdio: 'inherit' });
+const prepared = await prepareBenchDatabase(process.env.DATABASE_URL, ['price']);
 
-// Imported after DATABASE_URL points at the scratch database.
-const { benchServer, median } = await import('./_setup');
-const { app, database, key, kind } = await benchServer(['price']);
+// Postal codes with street addresses, spread over the country (each has a serving terminal).
+const zips = readFileSync(fileURLToPath(new URL('../data/postal-codes-no.csv', import.meta.url)), 'utf8')
+  .split('\n')
+  .slice(1)
+  .map((l) => l.split(','))
+  .filter((c) => c[6] === 'G')
+  .map((c) => c[0] as string)
+  .filter((_, i) => i % 20 === 0);
+process.env.BENCH_ZIPS = zips.join(',');
 
-const path =
-  '/v3/Calculate/?Customernr=1000&SenderZip=0150&ReceiverZip=5003&Weight=25&VolumeD3=120&ProductCode=43&Services=16&Services=35';
-const headers = { authorization: `Bearer ${key}` };
-
+let kolli: ServerProcess | null = null;
+let bare: ServerProcess | null = null;
 try {
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const port = (app.server.address() as { port: number }).port;
-  const first = await fetch(`http://127.0.0.1:${port}${path}`, { headers });
+  // BENCH_PROFILE=<dir>: the server writes a V8 CPU profile there when it stops (node --cpu-prof).
+  const profile = process.env.BENCH_PROFILE
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+    : [];
+  kolli = await startServer(['node', ...profile, 'dist/server.js'], {
+    ...prepared.env,
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+    KOLLI_ANSWER_CACHE_MS: '0',
+    KOLLI_RATE_LIMIT_PER_MINUTE: '100000000',
+    KOLLI_WEBHOOK_WORKER: '0',
+  });
+  await pinSelf(1);
+  const headers = { authorization: `Bearer ${prepared.key}` };
+  const sample = `http://127.0.0.1:${kolli.port}/v3/Calculate/?Customernr=1000&SenderZip=0150&ReceiverZip=5003&Weight=25&VolumeD3=120&ProductCode=43&Services=16&Services=35`;
+  const first = await fetch(sample, { headers });
   const body = await first.text();
   if (first.status !== 200) throw new Error(`GET /v3/Calculate/ answered ${first.status}: ${body}`);
+  const bodyFile = join(tmpdir(), `kolli-bench-price-${process.pid}.json`);
+  writeFileSync(bodyFile, body);
+  bare = await startServer(['node', fileURLToPath(new URL('./_bare.mjs', import.meta.url)), bodyFile], {});
+  const bareBody = await (await fetch(`http://127.0.0.1:${bare.port}/bare`)).text();
 
-  // The baseline: a bare Fastify route that answers the same JSON (same size), nothing else.
-  const bare = Fastify({ logger: false });
-  const payload = JSON.parse(body) as unknown;
-  bare.get('/bare', async () => payload);
-  await bare.listen({ port: 0, host: '127.0.0.1' });
-  const barePort = (bare.server.address() as { port: number }).port;
-  const bareBody = await (await fetch(`http://127.0.0.1:${barePort}/bare`)).text();
-
-  const distinctWeights = fileURLToPath(new URL('./_distinct-weights.cjs', import.meta.url));
-  const run = (url: string, duration: number, withKey: boolean, distinct = false) =>
+  const distinct = fileURLToPath(new URL('./_distinct-prices.cjs', import.meta.url));
+  // The distinct questions must be prices, not problems: ask a few of them first.
+  const { createRequire } = await import('node:module');
+  const next = createRequire(import.meta.url)(distinct) as (r: { path: string }) => { path: string };
+  for (let i = 0; i < 50; i++) {
+    const { path } = next({ path: '' });
+    const res = await fetch(`http://127.0.0.1:${kolli.port}${path}`, { headers });
+    if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
+  }
+  const load = (server: ServerProcess, isKolli: boolean, duration: number) =>
     autocannon({
-      url,
+      url: isKolli ? `http://127.0.0.1:${server.port}/v3/Calculate/` : `http://127.0.0.1:${server.port}/bare`,
       connections: CONNECTIONS,
       duration,
       workers: 1,
-      headers: withKey ? headers : {},
-      ...(distinct ? { requests: [{ setupRequest: distinctWeights }] } : {}),
+      headers: isKolli ? headers : {},
+      ...(isKolli ? { requests: [{ setupRequest: distinct }] } : {}),
     });
 
-  const bareUrl = `http://127.0.0.1:${barePort}/bare`;
-  const priceUrl = `http://127.0.0.1:${port}${path}`;
-  // Warm all three (JIT, caches), then measure them in alternating rounds, so load from elsewhere on
-  // the machine weighs on all alike; the figures are the medians of the rounds.
-  await run(bareUrl, 2, false);
-  await run(priceUrl, 2, true);
-  await run(priceUrl, 2, true, true);
-  const rounds: { bare: autocannon.Result; repeated: autocannon.Result; distinct: autocannon.Result }[] = [];
+  // Warm both (JIT, caches), then alternate.
+  await load(bare, false, 2);
+  await load(kolli, true, 3);
+  const rounds: { bare: number; kolli: number; p99: number; non2xx: number }[] = [];
   for (let i = 0; i < ROUNDS; i++) {
-    const bareRound = await run(bareUrl, SECONDS, false);
-    const repeated = await run(priceUrl, SECONDS, true);
-    const distinct = await run(priceUrl, SECONDS, true, true);
-    rounds.push({ bare: bareRound, repeated, distinct });
-    const rps = (r: autocannon.Result) => r.requests.average;
+    const b = await load(bare, false, SECONDS);
+    const k = await load(kolli, true, SECONDS);
+    rounds.push({
+      bare: b.requests.average,
+      kolli: k.requests.average,
+      p99: k.latency.p99,
+      non2xx: b.non2xx + k.non2xx + b.errors + k.errors,
+    });
     console.log(
-      `round ${i + 1}: bare ${rps(bareRound).toFixed(0)} req/s; calculate, one query ${rps(repeated).toFixed(0)} (${(rps(repeated) / rps(bareRound)).toFixed(2)}), distinct queries ${rps(distinct).toFixed(0)} (${(rps(distinct) / rps(bareRound)).toFixed(2)})`,
+      `round ${i + 1}: bare ${b.requests.average.toFixed(0)} req/s, calculate ${k.requests.average.toFixed(0)} req/s, ratio ${(k.requests.average / b.requests.average).toFixed(2)}`,
     );
   }
-  const mid = (xs: number[]) => median(xs);
-  const rpsOf = (pick: (r: (typeof rounds)[number]) => autocannon.Result) =>
-    mid(rounds.map((r) => pick(r).requests.average));
-  const p99Of = (pick: (r: (typeof rounds)[number]) => autocannon.Result) =>
-    mid(rounds.map((r) => pick(r).latency.p99));
-  const ratioOf = (pick: (r: (typeof rounds)[number]) => autocannon.Result) =>
-    mid(rounds.map((r) => pick(r).requests.average / r.bare.requests.average));
-  const non2xx = rounds.reduce((n, r) => n + r.bare.non2xx + r.repeated.non2xx + r.distinct.non2xx, 0);
+  const non2xx = rounds.reduce((n, r) => n + r.non2xx, 0);
   if (non2xx > 0) throw new Error(`${non2xx} answers were not 2xx: the figures would not be of prices`);
+  const rss = await load(kolli, true, RSS_SECONDS);
+  if (rss.non2xx + rss.errors > 0) throw new Error(`${rss.non2xx} non-2xx answers under the RSS load`);
+  const rssMb = kolli.rssMb();
+
   console.log(
-    `database: ${kind}; ${CONNECTIONS} connections; ${ROUNDS} rounds of ${SECONDS} s each; body ${body.length} bytes (bare ${bareBody.length}); non-2xx ${non2xx}`,
+    `database ${prepared.kind}; ${CONNECTIONS} connections; ${ROUNDS} alternating rounds of ${SECONDS} s; body ${body.length} bytes (bare ${bareBody.length}); answer cache off; every request distinct`,
+  );
+  console.log(`bare Fastify route:                   ${median(rounds.map((r) => r.bare)).toFixed(0)} req/s`);
+  console.log(
+    `GET /v3/Calculate/, distinct queries: ${median(rounds.map((r) => r.kolli)).toFixed(0)} req/s, p99 ${median(rounds.map((r) => r.p99))} ms`,
   );
   console.log(
-    `bare Fastify route:                   ${rpsOf((r) => r.bare).toFixed(0)} req/s, p99 ${p99Of((r) => r.bare)} ms`,
+    `price ratio (median of rounds): ${median(rounds.map((r) => r.kolli / r.bare)).toFixed(2)} (target ≥ 0.60)`,
   );
   console.log(
-    `GET /v3/Calculate/, one query:        ${rpsOf((r) => r.repeated).toFixed(0)} req/s, p99 ${p99Of((r) => r.repeated)} ms, ratio ${ratioOf((r) => r.repeated).toFixed(2)} (target ≥ 0.60)`,
+    `RSS after ${RSS_SECONDS} s of distinct price load: ${rssMb.toFixed(0)} MB (target ≤ 250 MB; ${rss.requests.total} requests)`,
   );
-  console.log(
-    `GET /v3/Calculate/, distinct queries: ${rpsOf((r) => r.distinct).toFixed(0)} req/s, p99 ${p99Of((r) => r.distinct)} ms, ratio ${ratioOf((r) => r.distinct).toFixed(2)} (every request priced)`,
-  );
-  await bare.close();
 } finally {
-  await app.close();
-  await database.close();
-  if (scratch) {
-    const client = new pg.Client({ connectionString: scratch.admin });
-    await client.connect();
-    await client.query(`drop database if exists ${scratch.name} with (force)`);
-    await client.end();
-  }
+  await bare?.stop();
+  await kolli?.stop();
+  await prepared.drop();
 }

@@ -61,7 +61,7 @@ export async function validateRequest(
   checkZips(addresses, await deps.postalCodes.existing(zips), v);
   checkCustoms(addresses, customs, v);
 
-  const customer = await deps.customers.get(body.CustomerId);
+  const customer = await deps.customers.known(body.CustomerId);
   v.check('CustomerId', customer !== null, `Customer number ${body.CustomerId} does not exist.`);
   const unitCode = (body.UnitCode ?? 'KL').toUpperCase();
   checkUnitCode(unitCode, product, customer?.agreement.SpecialUnitCodes ?? [], v);
@@ -76,7 +76,7 @@ export async function validateRequest(
     ) {
       // The recipient pays: like any payer a request names, the key must be able to act for it.
       assertCanActFor(account, String(body.RecipientCustomerId));
-      const payer = await deps.customers.get(String(body.RecipientCustomerId));
+      const payer = await deps.customers.known(String(body.RecipientCustomerId));
       v.check(
         'RecipientCustomerId',
         payer !== null,
@@ -99,7 +99,7 @@ export async function validateRequest(
     );
     v.check(
       'PayerCustomerId',
-      (await deps.customers.get(String(body.PayerCustomerId))) !== null,
+      (await deps.customers.known(String(body.PayerCustomerId))) !== null,
       `Customer number ${body.PayerCustomerId} does not exist.`,
     );
   }

@@ -1,7 +1,7 @@
 import { type Account, canActFor } from '../auth/access';
 import type { TimeWindow } from '../catalog/service';
 import type { Tx } from '../db/client';
-import { type DomainEvent, emitEvents } from '../events/outbox';
+import { type DomainEvent, emitEvents, emitEventsStatement } from '../events/outbox';
 import { DomainError, notFound, type Violations } from '../lib/errors';
 import { gsin, sscc } from '../lib/gs1';
 import type { UpdateOptions, UpdateOutcome } from './deps';
@@ -186,10 +186,10 @@ export function createShipmentWriter({ clock, prefix }: { clock: () => Date; pre
         };
       }
 
-      const id = shipmentId ?? gsin(prefix, await store.nextShipmentSerial());
-      const serials = await store.nextParcelSerials(merged.filter((p) => p.generated).length);
+      const serials = await store.nextSerials(shipmentId === null, merged.filter((p) => p.generated).length);
+      const id = shipmentId ?? gsin(prefix, serials.shipment ?? 0n);
       let next = 0;
-      for (const p of merged) if (p.generated) p.parcelId = sscc(prefix, serials[next++] ?? 0n);
+      for (const p of merged) if (p.generated) p.parcelId = sscc(prefix, serials.parcels[next++] ?? 0n);
       const parcels: ParcelValues[] = merged.map(({ requestIndex: _r, generated: _g, ...p }) => p);
 
       const publishing = status === STATUS.Published;
@@ -228,27 +228,66 @@ export function createShipmentWriter({ clock, prefix }: { clock: () => Date; pre
         publishedAt: publishing ? clock() : null,
       };
       const version = (existing?.version ?? 0) + 1;
-      if (existing) await store.updateShipment(id, { ...values, version });
-      else await store.insertShipment({ id, ...values, version });
-      await store.replaceParcels(id, parcels);
-
+      const withReturn = publishing && values.shouldGenerateReturnShipment;
       let returnShipment: { id: string; parcelIds: string[] } | null = null;
-      const row = { ...(existing ?? ({} as ShipmentRow)), id, ...values, version } as ShipmentRow;
-      if (publishing && values.shouldGenerateReturnShipment) {
-        returnShipment = await createReturnShipment(store, row, parcels, prices?.back ?? null);
-        await store.updateShipment(id, { returnShipmentId: returnShipment.id });
+      if (!existing && !withReturn) {
+        // The common case, a new shipment: the shipment, its parcels and its events in one statement.
+        await store.insertShipmentWithParcels(
+          { id, ...values, version },
+          parcels,
+          emitEventsStatement(eventsOf(existing, id, parcels, values, returnShipment)),
+        );
+      } else {
+        if (existing) await store.updateShipment(id, { ...values, version });
+        else await store.insertShipment({ id, ...values, version });
+        await store.replaceParcels(id, parcels);
+        const row = { ...(existing ?? ({} as ShipmentRow)), id, ...values, version } as ShipmentRow;
+        if (withReturn) {
+          returnShipment = await createReturnShipment(store, row, parcels, prices?.back ?? null);
+          await store.updateShipment(id, { returnShipmentId: returnShipment.id });
+        }
+        await emitEvents(tx, eventsOf(existing, id, parcels, values, returnShipment));
       }
+      return {
+        created: !existing,
+        result: {
+          ShipmentId: id,
+          ShipmentStatus: status,
+          ParcelIds: parcels.map((p) => p.parcelId),
+          ReturnShipmentId: returnShipment?.id ?? existing?.returnShipmentId ?? null,
+        },
+        etag: etagOf({ id, version }),
+      };
+    }
+  }
 
+  /** The outbox events of a write: created or updated, published, and the return shipment's. */
+  function eventsOf(
+    existing: ShipmentRow | null,
+    id: string,
+    parcels: ParcelValues[],
+    values: {
+      customerNr: string;
+      status: number;
+      productCode: string;
+      pickupDate: string | null;
+      deliveryDate: string | null;
+    },
+    returnShipment: { id: string; parcelIds: string[] } | null,
+  ): DomainEvent[] {
+    const status = values.status;
+    const publishing = status === STATUS.Published;
+    {
       const parcelIds = parcels.map((p) => p.parcelId);
       const data = {
         ShipmentStatus: status,
-        ProductCode: product.ProductCode,
+        ProductCode: values.productCode,
         NumberOfParcels: parcels.length,
       };
       const events: DomainEvent[] = [
         {
           type: existing ? 'shipment.updated' : 'shipment.created',
-          customerNr: body.CustomerId,
+          customerNr: values.customerNr,
           shipmentId: id,
           parcelIds,
           data,
@@ -257,7 +296,7 @@ export function createShipmentWriter({ clock, prefix }: { clock: () => Date; pre
       if (publishing) {
         events.push({
           type: 'shipment.published',
-          customerNr: body.CustomerId,
+          customerNr: values.customerNr,
           shipmentId: id,
           parcelIds,
           data: {
@@ -271,29 +310,19 @@ export function createShipmentWriter({ clock, prefix }: { clock: () => Date; pre
       if (returnShipment) {
         events.push({
           type: 'shipment.published',
-          customerNr: body.CustomerId,
+          customerNr: values.customerNr,
           shipmentId: returnShipment.id,
           parcelIds: returnShipment.parcelIds,
           data: {
             ShipmentStatus: STATUS.Published,
-            ProductCode: product.ProductCode,
+            ProductCode: values.productCode,
             NumberOfParcels: parcels.length,
             IsReturn: true,
             ReturnOf: id,
           },
         });
       }
-      await emitEvents(tx, events);
-      return {
-        created: !existing,
-        result: {
-          ShipmentId: id,
-          ShipmentStatus: status,
-          ParcelIds: parcelIds,
-          ReturnShipmentId: returnShipment?.id ?? existing?.returnShipmentId ?? null,
-        },
-        etag: etagOf({ id, version }),
-      };
+      return events;
     }
   }
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { Db, DbOrTx } from '../db/client';
 import { DomainError, Violations } from '../lib/errors';
 import { type CustomerRow, createCustomerStore } from './store';
@@ -31,8 +32,25 @@ const newPriceServiceId = () => `PS${randomBytes(8).toString('hex').toUpperCase(
 
 export type CustomerService = ReturnType<typeof createCustomerService>;
 
+/**
+ * How long `known` trusts a found customer, and a customer number that was not found. Customers are
+ * created and never changed or removed, so a found one stays right; a miss is re-asked soon, so a
+ * customer created through another process is bookable within a second.
+ */
+const FOUND_TTL_MS = 60_000;
+const MISS_TTL_MS = 1_000;
+
 export function createCustomerService({ db }: { db: Db }) {
   const store = createCustomerStore(db);
+  const cache = new LRUCache<string, { row: CustomerRow | null }>({
+    max: 10_000,
+    ttl: FOUND_TTL_MS,
+    fetchMethod: async (nr, _old, { options }) => {
+      const row = await store.get(nr, db);
+      if (!row) options.ttl = MISS_TTL_MS;
+      return { row };
+    },
+  });
   return {
     async create(input: {
       CustomerNr: string;
@@ -58,6 +76,7 @@ export function createCustomerService({ db }: { db: Db }) {
         agreement: input.Agreement ?? {},
         priceServiceId: newPriceServiceId(),
       });
+      cache.delete(input.CustomerNr);
       if (!row) {
         throw new DomainError(
           'conflict',
@@ -73,6 +92,13 @@ export function createCustomerService({ db }: { db: Db }) {
     /** `using`: the transaction to read in, when the caller holds one (the embedded database has one connection). */
     get: (customerNr: string, using: DbOrTx = db): Promise<CustomerRow | null> =>
       store.get(customerNr, using),
+
+    /**
+     * The customer, through a per-process cache (a booking's checks cost no round trip once warm);
+     * `get` reads the table itself.
+     */
+    known: async (customerNr: string): Promise<CustomerRow | null> =>
+      (await cache.fetch(customerNr))?.row ?? null,
 
     async existing(customerNrs: string[]): Promise<Set<string>> {
       if (customerNrs.length === 0) return new Set();

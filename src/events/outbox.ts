@@ -1,5 +1,6 @@
+import type { SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
-import { insertEvents, lockShipments } from './store';
+import { insertEvents, insertEventsStatement, type NewOutboxEvent } from './store';
 
 /** The event kinds of CONTRACT §10; webhooks subscribe to all of them. */
 export const EVENT_TYPES = [
@@ -53,13 +54,28 @@ export interface DomainEvent {
  */
 export async function emitEvents(tx: DbOrTx, events: readonly DomainEvent[]): Promise<number[]> {
   if (events.length === 0) return [];
+  const { rows, locks } = outboxRows(events);
+  return insertEvents(tx, rows, locks);
+}
+
+/**
+ * `emitEvents` as one SQL statement, for a caller that writes its change and its events in a single
+ * statement (a CTE; booking's new shipment): the same checks, locks and rows. Run it inside the
+ * change's transaction or statement, never alone outside one.
+ */
+export function emitEventsStatement(events: readonly DomainEvent[]): SQL {
+  if (events.length === 0) throw new Error('emitEventsStatement needs at least one event');
+  const { rows, locks } = outboxRows(events);
+  return insertEventsStatement(rows, locks);
+}
+
+function outboxRows(events: readonly DomainEvent[]): { rows: NewOutboxEvent[]; locks: string[] } {
   for (const e of events) {
     if (!KNOWN.has(e.type)) throw new Error(`Unknown event type '${e.type}'.`);
     if (e.type !== 'invoice.issued' && !e.shipmentId)
       throw new Error(`Event '${e.type}' needs a shipmentId.`);
   }
-  const shipments = [...new Set(events.map((e) => e.shipmentId).filter((s): s is string => !!s))].sort();
-  await lockShipments(tx, shipments);
+  const locks = events.map((e) => e.shipmentId).filter((s): s is string => !!s);
   const rows = events.map((e) => {
     const parcelIds = [...(e.parcelIds ?? [])];
     const invoiceNr = e.invoiceNr === undefined || e.invoiceNr === null ? null : String(e.invoiceNr);
@@ -78,7 +94,7 @@ export async function emitEvents(tx: DbOrTx, events: readonly DomainEvent[]): Pr
       ...(e.occurredAt ? { occurredAt: e.occurredAt } : {}),
     };
   });
-  return insertEvents(tx, rows);
+  return { rows, locks };
 }
 
 /** Records one domain event in the outbox inside the caller's transaction; see `emitEvents`. */

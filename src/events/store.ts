@@ -1,4 +1,4 @@
-import { inArray, sql } from 'drizzle-orm';
+import { inArray, type SQL, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../db/client';
 import { outboxEvents } from './tables';
 
@@ -17,19 +17,47 @@ export interface PendingEvent {
 const SHIPMENT_LOCK_SPACE = 7_090_002;
 
 /**
- * Takes the transaction-scoped advisory lock of each shipment, in the order given (the caller sorts,
- * so transactions touching several shipments take them in one order and do not deadlock).
+ * One statement that takes the transaction-scoped advisory lock of each shipment in `lockIds` (sorted
+ * here, so transactions touching several shipments take them in one order and do not deadlock) and
+ * then inserts `rows`, in the order given, returning their ids. The locks are an InitPlan of the
+ * insert, so they are held before any id is drawn. Callers run it alone (`insertEvents`) or as a CTE
+ * of their own write (booking's one-statement booking).
  */
-export async function lockShipments(tx: DbOrTx, shipmentIds: readonly string[]): Promise<void> {
-  for (const shipmentId of shipmentIds) {
-    await tx.execute(sql`select pg_advisory_xact_lock(${SHIPMENT_LOCK_SPACE}::int, hashtext(${shipmentId}))`);
-  }
+export function insertEventsStatement(rows: readonly NewOutboxEvent[], lockIds: readonly string[]): SQL {
+  const payload = JSON.stringify(
+    rows.map((r, ord) => ({
+      ord,
+      type: r.type,
+      customer_nr: r.customerNr,
+      shipment_id: r.shipmentId ?? null,
+      parcel_ids: r.parcelIds ?? [],
+      invoice_nr: r.invoiceNr ?? null,
+      data: r.data,
+      occurred_at: r.occurredAt instanceof Date ? r.occurredAt.toISOString() : null,
+    })),
+  );
+  const locks = JSON.stringify([...new Set(lockIds)].sort());
+  return sql`insert into outbox_events (type, customer_nr, shipment_id, parcel_ids, invoice_nr, data, occurred_at)
+    select r.type, r.customer_nr, r.shipment_id, r.parcel_ids, r.invoice_nr, r.data, coalesce(r.occurred_at, now())
+      from json_to_recordset(${payload}::json)
+        as r(ord int, type text, customer_nr text, shipment_id text, parcel_ids text[], invoice_nr text, data json, occurred_at timestamptz)
+     where (select count(pg_advisory_xact_lock(${SHIPMENT_LOCK_SPACE}::int, hashtext(l.id)))
+              from (select json_array_elements_text(${locks}::json) as id order by 1) l) >= 0
+     order by r.ord
+    returning id`;
 }
 
-/** Inserts outbox rows in the caller's transaction; returns their ids in the order given. */
-export async function insertEvents(tx: DbOrTx, rows: NewOutboxEvent[]): Promise<number[]> {
-  const inserted = await tx.insert(outboxEvents).values(rows).returning({ id: outboxEvents.id });
-  return inserted.map((r) => r.id);
+/** Locks the shipments and inserts outbox rows in the caller's transaction, in one statement; ids in the order given. */
+export async function insertEvents(
+  tx: DbOrTx,
+  rows: readonly NewOutboxEvent[],
+  lockIds: readonly string[],
+): Promise<number[]> {
+  const result = (await tx.execute(insertEventsStatement(rows, lockIds))) as unknown as {
+    rows: { id: number | string }[];
+  };
+  // Identity values are drawn in insertion order, which is the order given.
+  return result.rows.map((r) => Number(r.id)).sort((a, b) => a - b);
 }
 
 /** Up to `limit` events not fanned out yet, in id order. */

@@ -16,7 +16,8 @@ export const TAGS = [
   { name: 'Webhooks', description: 'Webhook registrations and their deliveries.' },
   {
     name: 'Request log',
-    description: 'The requests made with the account’s keys, redacted: what an integration sent, and why it was refused.',
+    description:
+      'The requests made with the account’s keys, redacted: what an integration sent, and why it was refused.',
   },
   { name: 'Tracking', description: 'Scan events of a shipment.' },
   { name: 'Labels', description: 'Shipping labels of booked shipments (Label API).' },

@@ -1,10 +1,10 @@
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
+import { projectPath } from '../lib/project-root';
 
 /** The portal's files: plain HTML, CSS and ES modules, served as they are (no build step). */
-export const PORTAL_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'portal');
+// From the project root: the compiled server in dist/ is one file, not src/portal/.
+export const PORTAL_ROOT = projectPath('portal');
 
 /**
  * Only the portal's own files run; the API answers it fetches are same-origin, and label PDFs are

@@ -32,7 +32,8 @@ const MISS_TTL_MS = 1000;
 export interface LookupDeps {
   clock?: () => Date;
   catalog: { rules(): Promise<CatalogRules> };
-  postalCodes: { find(code: string): Promise<{ terminal: string | null } | null> };
+  /** A code's serving terminal, or null when the code is not in the register (from its in-memory snapshot). */
+  postalCodes: { terminalOf(code: string): Promise<{ terminal: string | null } | null> };
   customers: {
     get(customerNr: string): Promise<CustomerFacts | null>;
     byPriceServiceId(id: string): Promise<CustomerFacts | null>;
@@ -107,7 +108,7 @@ export function createResolver(
   const terminals = new LRUCache<string, { terminal: string | null; known: boolean }>({
     ...cacheOptions,
     fetchMethod: async (zip, _stale, { options }) => {
-      const row = await deps.postalCodes.find(zip);
+      const row = await deps.postalCodes.terminalOf(zip);
       if (!row?.terminal) options.ttl = MISS_TTL_MS;
       return { terminal: row?.terminal ?? null, known: row !== null };
     },

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
+import { projectPath } from '../lib/project-root';
 
 /** The shipped reference data (`data/` at the project root); never the runtime data directory. */
-export const DATA_DIR = fileURLToPath(new URL('../../data/', import.meta.url));
+export const DATA_DIR = `${projectPath('data')}/`;
 
 export interface DataFile<Row> {
   sha256: string;

@@ -1,9 +1,9 @@
 import type { Db, DbOrTx } from '../db/client';
 import { notFound } from '../lib/errors';
 import { readCsv } from './files';
+import { registerSnapshot } from './register-snapshot';
 import {
   coordinateOf,
-  existingCodes,
   findCode,
   type PostalCodeRecord,
   type PostalCodeRow,
@@ -81,6 +81,7 @@ async function replaceRegister(tx: DbOrTx, records: PostalCodeRecord[]): Promise
 export type PostalCodeService = ReturnType<typeof createPostalCodeService>;
 
 export function createPostalCodeService({ db }: { db: Db }) {
+  const register = registerSnapshot(db);
   return {
     /**
      * Loads the shipped register when it differs from what was loaded last (by content hash), so a
@@ -88,21 +89,31 @@ export function createPostalCodeService({ db }: { db: Db }) {
      */
     async loadShipped(): Promise<boolean> {
       const file = readCsv<CsvRow>(SHIPPED_FILE);
-      return loadWhenChanged(db, SHIPPED_FILE, file.sha256, (tx) =>
+      const loaded = await loadWhenChanged(db, SHIPPED_FILE, file.sha256, (tx) =>
         replaceRegister(tx, file.rows.map(fromCsv)),
       );
+      if (loaded) register.clear();
+      return loaded;
     },
 
     /** Replaces the register with an imported one (admin API), in one transaction. */
     async importRegister(records: PostalCodeRecord[]): Promise<{ count: number }> {
       await db.transaction((tx) => replaceRegister(tx, records));
+      register.clear();
       return { count: records.length };
     },
 
-    /** Which of the given codes are in the register (one query for a whole booking's zips). */
+    /** Which of the given codes are in the register (from the in-memory register snapshot). */
     async existing(codes: readonly string[]): Promise<Set<string>> {
       if (codes.length === 0) return new Set();
-      return new Set(await existingCodes(db, codes));
+      const known = await register.get();
+      return new Set(codes.filter((c) => known.has(c)));
+    },
+
+    /** A code's serving terminal (null when it has none), or null when the code is not in the register. */
+    async terminalOf(postalCode: string): Promise<{ terminal: string | null } | null> {
+      const terminal = (await register.get()).get(postalCode);
+      return terminal === undefined ? null : { terminal };
     },
 
     /** `using`: the transaction to read in, when the caller holds one (the embedded database has one connection). */

@@ -1,7 +1,8 @@
 import type { Db } from '../db/client';
 import { Violations } from '../lib/errors';
 import { ttlCache } from '../lib/ttl-cache';
-import { existingCodes, terminalsOfCodes } from './store/postal-codes';
+import { registerSnapshot } from './register-snapshot';
+import { existingCodes } from './store/postal-codes';
 import { assignPostalCodeTerminals, readRouting, writeRouting } from './store/terminals';
 import { type RoutingData, readShippedRouting, type TerminalRecord } from './terminals-files';
 import { loadWhenChanged, replaceAsAdmin } from './terminals-loads';
@@ -112,6 +113,7 @@ export function createTerminalService({ db, cacheMs = ROUTING_CACHE_MS }: { db: 
     cacheMs,
   );
   const snapshot = cache.get;
+  const register = registerSnapshot(db);
 
   return {
     /** Loads the shipped routing files when any changed since the last load, and assigns every postal code. */
@@ -121,7 +123,10 @@ export function createTerminalService({ db, cacheMs = ROUTING_CACHE_MS }: { db: 
         await writeRouting(tx, data);
         await assignPostalCodeTerminals(tx);
       });
-      if (loaded) cache.clear();
+      if (loaded) {
+        cache.clear();
+        register.clear();
+      }
       return loaded;
     },
 
@@ -149,6 +154,7 @@ export function createTerminalService({ db, cacheMs = ROUTING_CACHE_MS }: { db: 
         return assignPostalCodeTerminals(tx);
       });
       cache.clear();
+      register.clear();
       return {
         terminals: data.terminals.length,
         transitDays: data.transitDays.length,
@@ -169,12 +175,17 @@ export function createTerminalService({ db, cacheMs = ROUTING_CACHE_MS }: { db: 
 
     /**
      * The serving terminal of each given postal code that is in the register (null when it has
-     * none); codes not in the register are absent from the map. One query.
+     * none); codes not in the register are absent from the map. From the register snapshot.
      */
     async terminalsOf(codes: readonly string[]): Promise<Map<string, string | null>> {
       if (codes.length === 0) return new Map();
-      const rows = await terminalsOfCodes(db, [...new Set(codes)]);
-      return new Map(rows.map((r) => [r.code, r.terminal]));
+      const known = await register.get();
+      const found = new Map<string, string | null>();
+      for (const code of codes) {
+        const terminal = known.get(code);
+        if (terminal !== undefined) found.set(code, terminal);
+      }
+      return found;
     },
 
     /**

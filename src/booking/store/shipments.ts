@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, ne, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
 import { parcelSerial, parcels, shipmentSerial, shipments } from '../tables';
 
@@ -60,6 +60,25 @@ export function createBookingStore(db: DbOrTx) {
       return rows.map((r) => BigInt(r.n));
     },
 
+    /** A new shipment serial (when `shipment`) and `parcels` parcel serials, in one round trip. */
+    async nextSerials(
+      shipment: boolean,
+      count: number,
+    ): Promise<{ shipment: bigint | null; parcels: bigint[] }> {
+      if (!shipment && count === 0) return { shipment: null, parcels: [] };
+      const [row] = rowsOf<{ s: string | null; p: string }>(
+        await db.execute(sql`select
+          case when ${shipment} then nextval(${shipmentSerial.seqName})::text end as s,
+          (select coalesce(json_agg(nextval(${parcelSerial.seqName})::text), '[]'::json)::text
+             from generate_series(1, ${count})) as p`),
+      );
+      if (!row) throw new Error('no serials returned');
+      return {
+        shipment: row.s === null ? null : BigInt(row.s),
+        parcels: (JSON.parse(row.p) as string[]).map((n) => BigInt(n)),
+      };
+    },
+
     /** Parcel ids among `ids` that belong to a shipment other than `shipmentId`. */
     async parcelIdsUsedElsewhere(ids: string[], shipmentId: string): Promise<Set<string>> {
       if (ids.length === 0) return new Set();
@@ -68,6 +87,23 @@ export function createBookingStore(db: DbOrTx) {
         .from(parcels)
         .where(and(inArray(parcels.parcelId, ids), ne(parcels.shipmentId, shipmentId)));
       return new Set(rows.map((r) => r.id));
+    },
+
+    /**
+     * A new shipment, its parcels and `also` (the outbox insert of its events) in ONE statement: one
+     * round trip, atomic on its own. The select list's subqueries run in order, so the shipment row
+     * (and its key) exists before the parcels reference it and before `also` takes its locks.
+     */
+    async insertShipmentWithParcels(row: NewShipmentRow, list: ParcelValues[], also: SQL): Promise<void> {
+      const insert = db.insert(shipments).values(row).returning({ id: shipments.id });
+      await db.execute(sql`with s as (${insert.getSQL()}),
+        p as (insert into parcels (shipment_id, parcel_id, seq, weight_g, length_cm, height_cm, width_cm, volume_cm3)
+              select s.id, r.parcel_id, r.seq, r.weight_g, r.length_cm, r.height_cm, r.width_cm, r.volume_cm3
+                from s, json_to_recordset(${parcelsJson(list)}::json)
+                  as r(parcel_id text, seq int, weight_g int, length_cm int, height_cm int, width_cm int, volume_cm3 bigint)
+              returning 1),
+        e as (${also})
+        select (select count(*) from s) as s, (select count(*) from p) as p, (select count(*) from e) as e`);
     },
 
     async insertShipment(row: NewShipmentRow): Promise<void> {
@@ -88,17 +124,7 @@ export function createBookingStore(db: DbOrTx) {
     async replaceParcels(shipmentId: string, list: ParcelValues[]): Promise<void> {
       await db.delete(parcels).where(eq(parcels.shipmentId, shipmentId));
       if (list.length === 0) return;
-      const payload = JSON.stringify(
-        list.map((p) => ({
-          parcel_id: p.parcelId,
-          seq: p.seq,
-          weight_g: p.weightG,
-          length_cm: p.lengthCm,
-          height_cm: p.heightCm,
-          width_cm: p.widthCm,
-          volume_cm3: p.volumeCm3,
-        })),
-      );
+      const payload = parcelsJson(list);
       await db.execute(sql`
         insert into parcels (shipment_id, parcel_id, seq, weight_g, length_cm, height_cm, width_cm, volume_cm3)
         select ${shipmentId}, r.parcel_id, r.seq, r.weight_g, r.length_cm, r.height_cm, r.width_cm, r.volume_cm3
@@ -106,6 +132,21 @@ export function createBookingStore(db: DbOrTx) {
           as r(parcel_id text, seq int, weight_g int, length_cm int, height_cm int, width_cm int, volume_cm3 bigint)`);
     },
   };
+}
+
+/** Parcels as the JSON that `json_to_recordset` reads in one set-based insert. */
+function parcelsJson(list: ParcelValues[]): string {
+  return JSON.stringify(
+    list.map((p) => ({
+      parcel_id: p.parcelId,
+      seq: p.seq,
+      weight_g: p.weightG,
+      length_cm: p.lengthCm,
+      height_cm: p.heightCm,
+      width_cm: p.widthCm,
+      volume_cm3: p.volumeCm3,
+    })),
+  );
 }
 
 export type BookingStore = ReturnType<typeof createBookingStore>;

@@ -50,15 +50,11 @@ export async function findCode(db: DbOrTx, postalCode: string): Promise<PostalCo
   return row ?? null;
 }
 
-/** The serving terminal of each given code that is in the register (null when it has none). */
-export async function terminalsOfCodes(
+/** Every code of the register with its serving terminal (for the in-memory snapshot; ~5 000 rows). */
+export async function allCodesWithTerminals(
   db: DbOrTx,
-  codes: readonly string[],
 ): Promise<{ code: string; terminal: string | null }[]> {
-  return db
-    .select({ code: postalCodes.postalCode, terminal: postalCodes.terminal })
-    .from(postalCodes)
-    .where(inArray(postalCodes.postalCode, [...codes]));
+  return db.select({ code: postalCodes.postalCode, terminal: postalCodes.terminal }).from(postalCodes);
 }
 
 /**
@@ -89,4 +85,12 @@ export async function coordinateOf(
     return { found: true, point: { lat: Number(row.approxLat), lon: Number(row.approxLon) } };
   }
   return { found: true, point: null };
+}
+
+/** A digest of every code and its terminal: the register snapshot reloads only when it changes. */
+export async function registerDigest(db: DbOrTx): Promise<string> {
+  const { rows } = (await db.execute(
+    sql`select md5(coalesce(string_agg(postal_code || ':' || coalesce(terminal, ''), ',' order by postal_code), '')) as d from postal_codes`,
+  )) as unknown as { rows: { d: string }[] };
+  return rows[0]?.d ?? '';
 }

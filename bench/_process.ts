@@ -1,0 +1,90 @@
+// Helpers for benchmarks that run the server as its own process (the compiled build, as `npm start`
+// runs it), pinned to one core while the load generator runs on another.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+
+/** `taskset -c <core>` before a command when the machine has two cores or more (and taskset exists). */
+export function pinned(core: number, command: string[]): string[] {
+  if (availableParallelism() < 2) return command;
+  try {
+    readFileSync('/usr/bin/taskset');
+  } catch {
+    return command;
+  }
+  return ['taskset', '-c', String(core % availableParallelism()), ...command];
+}
+
+/** Pins this process (the load generator) to a core, so it never shares the server's. */
+export async function pinSelf(core: number): Promise<void> {
+  const [cmd, ...args] = pinned(core, [String(process.pid)]);
+  if (cmd !== 'taskset') return;
+  await new Promise<void>((resolve) => {
+    spawn('taskset', ['-pc', args[1] as string, String(process.pid)], { stdio: 'ignore' }).on('exit', () =>
+      resolve(),
+    );
+  });
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  port: number;
+  /** Milliseconds from spawn until /healthz answered 200. */
+  startedMs: number;
+  rssMb(): number;
+  stop(): Promise<void>;
+}
+
+/** Resident set size of a process in MB, from /proc (Linux). */
+export function rssMbOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
+  return kb / 1024;
+}
+
+let nextPort = 18_500 + Math.floor(Math.random() * 1000);
+
+/**
+ * Starts `command` (e.g. `node dist/server.js`) with `env`, on core `core`, and waits until it answers
+ * /healthz. Its log goes to /dev/null: it is still written (logging stays on), only not kept.
+ */
+export async function startServer(
+  command: string[],
+  env: Record<string, string | undefined>,
+  core = 0,
+): Promise<ServerProcess> {
+  const port = nextPort++;
+  const [cmd, ...args] = pinned(core, command);
+  const started = performance.now();
+  const child = spawn(cmd as string, args, {
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  let exited = false;
+  child.on('exit', () => {
+    exited = true;
+  });
+  for (;;) {
+    if (exited) throw new Error(`${command.join(' ')} exited before answering /healthz`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+      if (res.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const startedMs = performance.now() - started;
+  return {
+    child,
+    port,
+    startedMs,
+    rssMb: () => rssMbOf(child.pid as number),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (exited) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}

@@ -1,0 +1,27 @@
+// `npm run build`: the server, the worker and the migrate command as compiled JavaScript in dist/
+// (one ES module each; packages stay in node_modules). `npm start`, `npm run worker` and
+// `npm run migrate` run these, building first when dist/ is missing or older than the sources
+// (scripts/ensure-build.mjs), so a fresh clone needs only `npm ci && npm start`.
+import { writeFileSync } from 'node:fs';
+import { build } from 'esbuild';
+
+export const ENTRIES = ['src/server.ts', 'src/worker.ts', 'src/migrate.ts'];
+
+export async function buildDist() {
+  await build({
+    entryPoints: ENTRIES,
+    outdir: 'dist',
+    bundle: true,
+    packages: 'external',
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    sourcemap: true,
+    // Error stacks and logs keep the functions' and classes' names.
+    keepNames: true,
+    logLevel: 'warning',
+  });
+  writeFileSync('dist/.built', `${new Date().toISOString()}\n`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await buildDist();

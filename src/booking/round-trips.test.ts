@@ -1,0 +1,89 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { bearer, buildTestApp, type TestContext } from '../../test/helpers';
+import { countRoundTrips } from '../../test/round-trips';
+
+// A 1-parcel Published booking is the hot write (CONTRACT §13, issue 18): its database round trips
+// are counted, not timed. The reference data, the customer, the key and the rate-limit grant come
+// from per-process caches once warm, so the steady state is: BEGIN, the serials, ONE statement for
+// shipment + parcels + outbox events, COMMIT; with an Idempotency-Key the claim and the stored answer.
+
+const NOW = new Date('2026-11-23T09:00:00Z');
+let ctx: TestContext;
+let key: string;
+
+beforeAll(async () => {
+  ctx = await buildTestApp({ clock: () => NOW, env: { KOLLI_RATE_LIMIT_PER_MINUTE: '1000000' } });
+  key = await ctx.keyFor({ customerNrs: ['1000'], scopes: ['booking', 'shipments'] });
+});
+afterAll(() => ctx.close());
+
+const onePublishedParcel = {
+  ShipmentStatus: 'Published',
+  CustomerId: '1000',
+  ProductCode: '43',
+  DeliveryType: 1,
+  PickupCompanyName: 'Demo Kunde AS',
+  PickupAddress: 'Karl Johans gate 1',
+  PickupZip: '0154',
+  PickupPlace: 'OSLO',
+  RecipientCompanyName: 'Fjord Frakt AS',
+  RecipientAddress: 'Bryggen 1',
+  RecipientZip: '5003',
+  RecipientPlace: 'BERGEN',
+  Parcels: [{ Weight: 12.5, Length: 60, Width: 40, Height: 30 }],
+};
+
+let serial = 0;
+async function book(withKey: boolean) {
+  const res = await ctx.app.inject({
+    method: 'POST',
+    url: '/Shipment/Update',
+    headers: { ...bearer(key), ...(withKey ? { 'idempotency-key': `rt-${++serial}` } : {}) },
+    payload: onePublishedParcel,
+  });
+  expect(res.statusCode, res.body).toBe(201);
+}
+
+/** The fewest round trips of three bookings after a warm-up (a cache refresh may fall into one). */
+async function steadyRoundTrips(withKey: boolean) {
+  await book(withKey);
+  const counts = [];
+  for (let i = 0; i < 3; i++) counts.push(await countRoundTrips(ctx.database, () => book(withKey)));
+  counts.sort((a, b) => a.count - b.count);
+  return counts[0] as (typeof counts)[number];
+}
+
+test('a 1-parcel Published booking makes at most 4 round trips (BEGIN, serials, one write, COMMIT)', async () => {
+  const { count, statements } = await steadyRoundTrips(false);
+  expect(count, statements.join('\n')).toBeLessThanOrEqual(4);
+  // The shipment, its parcel and its outbox events are written by one statement.
+  expect(statements.filter((s) => /insert into "?(shipments|parcels|outbox_events)/i.test(s))).toHaveLength(
+    1,
+  );
+});
+
+test('with an Idempotency-Key it makes at most 6 (the claim and the stored answer besides)', async () => {
+  const { count, statements } = await steadyRoundTrips(true);
+  expect(count, statements.join('\n')).toBeLessThanOrEqual(6);
+});
+
+test('the one-statement write stores the shipment, its parcel and both outbox events', async () => {
+  const res = await ctx.app.inject({
+    method: 'POST',
+    url: '/Shipment/Update',
+    headers: bearer(key),
+    payload: onePublishedParcel,
+  });
+  expect(res.statusCode).toBe(201);
+  const { ShipmentId, ParcelIds } = res.json() as { ShipmentId: string; ParcelIds: string[] };
+  const { rows } = (await ctx.database.db.execute(
+    sql`select type, parcel_ids, data from outbox_events where shipment_id = ${ShipmentId} order by id`,
+  )) as unknown as { rows: { type: string; parcel_ids: string[]; data: Record<string, unknown> }[] };
+  expect(rows.map((r) => r.type)).toEqual(['shipment.created', 'shipment.published']);
+  expect(rows[0]?.parcel_ids).toEqual(ParcelIds);
+  expect(rows[1]?.data).toMatchObject({ ShipmentId, ParcelIds, ShipmentStatus: 2, NumberOfParcels: 1 });
+  const read = await ctx.app.inject({ url: `/v2/Shipment/${ShipmentId}`, headers: bearer(key) });
+  expect(read.statusCode).toBe(200);
+  expect((read.json() as { ParcelId?: string }[]).map((r) => r.ParcelId ?? null)).toHaveLength(1);
+});

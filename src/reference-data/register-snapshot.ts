@@ -1,0 +1,82 @@
+import pg from 'pg';
+import type { Db } from '../db/client';
+import { allCodesWithTerminals, registerDigest } from './store/postal-codes';
+
+/**
+ * The postal register in memory: every code and its serving terminal, so a booking's zip check and
+ * route cost no database round trip. Every `REGISTER_CHECK_MS` a request starts a background check of
+ * the register's digest (one row) and the codes are read again only when it changed; requests keep
+ * using the snapshot meanwhile, so a check never makes one wait. A change through this process
+ * (register import, routing replace, shipped load) clears it at once; one through another process of
+ * the fleet is seen within the interval. The embedded database has one process, so it is never
+ * checked there: the digest would run on this process's event loop (PGlite is in-process) for nothing.
+ */
+export const REGISTER_CHECK_MS = 10_000;
+
+/** Only processes sharing a PostgreSQL server can change the register behind this one's back. */
+const sharedDatabase = (db: Db) => (db as unknown as { $client?: unknown }).$client instanceof pg.Pool;
+
+export type RegisterSnapshot = ReadonlyMap<string, string | null>;
+
+interface State {
+  codes: Promise<{ map: RegisterSnapshot; digest: string }>;
+  checkedAt: number;
+  checking: boolean;
+}
+
+async function load(db: Db): Promise<{ map: RegisterSnapshot; digest: string }> {
+  const [digest, rows] = await Promise.all([registerDigest(db), allCodesWithTerminals(db)]);
+  return { map: new Map(rows.map((r) => [r.code, r.terminal])), digest };
+}
+
+function createSnapshot(db: Db) {
+  const checked = sharedDatabase(db);
+  let state: State | null = null;
+  const fresh = (): State => {
+    const next: State = { codes: load(db), checkedAt: Date.now(), checking: false };
+    // A failed load is not kept: the next request tries again.
+    next.codes.catch(() => {
+      if (state === next) state = null;
+    });
+    return next;
+  };
+  async function check(current: State): Promise<void> {
+    current.checking = true;
+    try {
+      const { digest } = await current.codes;
+      if ((await registerDigest(db)) !== digest && state === current) {
+        const loaded = await load(db);
+        if (state === current) current.codes = Promise.resolve(loaded);
+      }
+    } catch {
+      // Keep the snapshot; the next interval checks again.
+    } finally {
+      current.checkedAt = Date.now();
+      current.checking = false;
+    }
+  }
+  return {
+    async get(): Promise<RegisterSnapshot> {
+      if (!state) state = fresh();
+      const current = state;
+      if (checked && !current.checking && Date.now() - current.checkedAt > REGISTER_CHECK_MS)
+        void check(current);
+      return (await current.codes).map;
+    },
+    clear(): void {
+      state = null;
+    },
+  };
+}
+
+// One snapshot per database, shared by the postal-code and terminal services built on it.
+const snapshots = new WeakMap<Db, ReturnType<typeof createSnapshot>>();
+
+export function registerSnapshot(db: Db) {
+  let snapshot = snapshots.get(db);
+  if (!snapshot) {
+    snapshot = createSnapshot(db);
+    snapshots.set(db, snapshot);
+  }
+  return snapshot;
+}
