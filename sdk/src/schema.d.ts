@@ -5360,7 +5360,7 @@ export interface operations {
                             ResponseBody: string | null;
                             ResponseContentType: string | null;
                             Status: number;
-                            /** @description When the request arrived (UTC, ISO 8601). */
+                            /** @description When the request arrived, Oslo local time (YYYY-MM-DDTHH:mm:ss, CONTRACT §2). */
                             Time: string;
                         }[];
                         NextBefore: number | null;

@@ -119,6 +119,8 @@ describe('tenancy', () => {
 describe('filters and paging', () => {
   test('by status, status class, path and method; newest first; pages by Before', async () => {
     const all = await log(key1000);
+    // Times in the §2 form, Oslo local time (CONTRACT §2).
+    expect(all.Entries.every((e) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/.test(e.Time))).toBe(true);
     const ids = all.Entries.map((e) => e.Id);
     expect(ids).toEqual([...ids].sort((a, b) => b - a));
 

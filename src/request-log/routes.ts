@@ -22,7 +22,9 @@ const RequestLogQuery = Type.Object({
 
 const Entry = Type.Object({
   Id: Type.Integer(),
-  Time: Type.String({ description: 'When the request arrived (UTC, ISO 8601).' }),
+  Time: Type.String({
+    description: 'When the request arrived, Oslo local time (YYYY-MM-DDTHH:mm:ss, CONTRACT §2).',
+  }),
   KeyId: Type.String(),
   Method: Type.String(),
   Path: Type.String({ description: 'Path and query as sent, secret parameters redacted.' }),

@@ -1,6 +1,7 @@
 import type { Account } from '../auth/access';
 import { isAdmin } from '../auth/access';
 import type { Db, Tx } from '../db/client';
+import { formatOslo } from '../lib/oslo-time';
 import { redactUrl, storedBody } from './redact';
 import { createRequestLogStore, type NewRequestLogRow, type RequestLogRow } from './store';
 
@@ -77,7 +78,7 @@ export interface RequestLogDeps {
 
 const entry = (r: RequestLogRow): RequestLogEntry => ({
   Id: r.id,
-  Time: r.at.toISOString(),
+  Time: formatOslo(r.at),
   KeyId: r.keyId,
   Method: r.method,
   Path: r.url,
