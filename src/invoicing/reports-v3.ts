@@ -1,8 +1,13 @@
 import { type Account, assertCanActFor } from '../auth/access';
-import { Violations } from '../lib/errors';
 import type { InvoicingDeps } from './deps';
 import { invoiceReference } from './format';
-import { checkReportQuery, customerNrField, type ReportQuery, v2Record } from './reports';
+import {
+  checkReportQuery,
+  type InvoiceQuery,
+  invoiceOfCustomer,
+  type ReportQuery,
+  v2Record,
+} from './reports';
 import { createInvoicingStore, type InvoiceRow, type InvoiceShipmentRow } from './store';
 
 /**
@@ -41,25 +46,9 @@ export function createInvoiceReportsV3({ db }: Pick<InvoicingDeps, 'db'>) {
      * invoice that does not exist, or that the customer does not pay, answers an empty array (as the
      * invoice details do).
      */
-    async reportV3ByInvoice(
-      account: Account,
-      q: { Customernr?: string | number; Invoicenr?: string | number },
-    ) {
-      const v = new Violations();
-      const customerNr = customerNrField('Customernr', q.Customernr, v);
-      const invoiceText = q.Invoicenr === undefined ? '' : String(q.Invoicenr).trim();
-      v.check(
-        'Invoicenr',
-        /^\d{1,9}$/.test(invoiceText),
-        'The Invoicenr field must be an invoice number (an integer).',
-      );
-      v.throwIfAny();
-      assertCanActFor(account, customerNr);
-      const store = createInvoicingStore(db);
-      const invoice = await store.invoice(Number(invoiceText));
-      if (!invoice || invoice.customerNr !== customerNr) return [];
-      const lines = await store.linesOf(invoice.invoiceNr);
-      return lines.map((line) => v3Record(line, invoice));
+    async reportV3ByInvoice(account: Account, q: InvoiceQuery) {
+      const found = await invoiceOfCustomer(db, account, q);
+      return found ? found.lines.map((line) => v3Record(line, found.invoice)) : [];
     },
   };
 }

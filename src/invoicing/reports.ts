@@ -60,6 +60,34 @@ export function checkReportQuery(q: ReportQuery) {
   return { customerNr, role, from, to };
 }
 
+/** `Customernr` and `Invoicenr` of the by-invoice reads (details, v3 by invoice number). */
+export type InvoiceQuery = { Customernr?: string | number; Invoicenr?: string | number };
+
+/**
+ * The invoice a by-invoice read asks for, with its lines, when the customer pays it; null for an
+ * invoice that does not exist or that another customer pays (those reads answer an empty array).
+ */
+export async function invoiceOfCustomer(
+  db: InvoicingDeps['db'],
+  account: Account,
+  q: InvoiceQuery,
+): Promise<{ invoice: InvoiceRow; lines: InvoiceShipmentRow[] } | null> {
+  const v = new Violations();
+  const customerNr = customerNrField('Customernr', q.Customernr, v);
+  const invoiceText = q.Invoicenr === undefined ? '' : String(q.Invoicenr).trim();
+  v.check(
+    'Invoicenr',
+    /^\d{1,9}$/.test(invoiceText),
+    'The Invoicenr field must be an invoice number (an integer).',
+  );
+  v.throwIfAny();
+  assertCanActFor(account, customerNr);
+  const store = createInvoicingStore(db);
+  const invoice = await store.invoice(Number(invoiceText));
+  if (!invoice || invoice.customerNr !== customerNr) return null;
+  return { invoice, lines: await store.linesOf(invoice.invoiceNr) };
+}
+
 /** The VAT rate of a shipment's lines (one rate per shipment: its countries decide). */
 const vatPercentOfLines = (lines: readonly { VatPercent: number }[]) => lines[0]?.VatPercent ?? 0;
 
@@ -199,21 +227,10 @@ export function createInvoiceReports({ db, seller }: Pick<InvoicingDeps, 'db' | 
      * `GET /v1/Invoice/GetInvoiceDetails`: one row per cost line of every shipment on the invoice.
      * An invoice that does not exist, or that the customer does not pay, answers an empty array.
      */
-    async details(account: Account, q: { Customernr?: string | number; Invoicenr?: string | number }) {
-      const v = new Violations();
-      const customerNr = customerNrField('Customernr', q.Customernr, v);
-      const invoiceText = q.Invoicenr === undefined ? '' : String(q.Invoicenr).trim();
-      v.check(
-        'Invoicenr',
-        /^\d{1,9}$/.test(invoiceText),
-        'The Invoicenr field must be an invoice number (an integer).',
-      );
-      v.throwIfAny();
-      assertCanActFor(account, customerNr);
-      const store = createInvoicingStore(db);
-      const invoice: InvoiceRow | null = await store.invoice(Number(invoiceText));
-      if (!invoice || invoice.customerNr !== customerNr) return [];
-      const lines = await store.linesOf(invoice.invoiceNr);
+    async details(account: Account, q: InvoiceQuery) {
+      const found = await invoiceOfCustomer(db, account, q);
+      if (!found) return [];
+      const { invoice, lines } = found;
       // NOK per EUR in millionths, so the euro amounts are computed exactly (no binary floats).
       const rateMicro = invoice.nokPerEur === null ? null : parseScaled(invoice.nokPerEur, 6);
       const rate = rateMicro ? rateMicro / 1_000_000 : null;
