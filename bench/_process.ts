@@ -4,15 +4,19 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 
+// Read once, before pinSelf: afterwards availableParallelism() counts only this process's own core,
+// and a server started then would be left unpinned, on the load generator's core.
+const CORES = availableParallelism();
+
 /** `taskset -c <core>` before a command when the machine has two cores or more (and taskset exists). */
 export function pinned(core: number, command: string[]): string[] {
-  if (availableParallelism() < 2) return command;
+  if (CORES < 2) return command;
   try {
     readFileSync('/usr/bin/taskset');
   } catch {
     return command;
   }
-  return ['taskset', '-c', String(core % availableParallelism()), ...command];
+  return ['taskset', '-c', String(core % CORES), ...command];
 }
 
 /** Pins this process (the load generator) to a core, so it never shares the server's. */
