@@ -10,7 +10,7 @@
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench -- booking
 //
 // A scratch database is created beside DATABASE_URL and dropped at the end. BENCH_ROUNDS (5),
-// BENCH_SECONDS (5), BENCH_RUNS (7, of the 999-parcel booking).
+// BENCH_SECONDS (5), BENCH_RUNS (7, of the 999-parcel booking); BENCH_PROFILE=<dir> as in price.ts.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
@@ -47,7 +47,11 @@ const headers = { authorization: `Bearer ${prepared.key}`, 'content-type': 'appl
 let kolli: ServerProcess | null = null;
 let raw: ChildProcess | null = null;
 try {
-  kolli = await startServer(['node', 'dist/server.js'], {
+  // BENCH_PROFILE=<dir>: the server writes a V8 CPU profile there when it stops (node --cpu-prof).
+  const profile = process.env.BENCH_PROFILE
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+    : [];
+  kolli = await startServer(['node', ...profile, 'dist/server.js'], {
     ...prepared.env,
     LOG_LEVEL: 'info',
     KOLLI_RATE_LIMIT_PER_MINUTE: '100000000',

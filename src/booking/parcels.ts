@@ -45,20 +45,10 @@ export function mergeParcels(current: ParcelValues[], requested: ShipmentUpdate[
       }
       return;
     }
-    const measures = {
-      ...(p.Weight !== undefined ? { weightG: kgToGrams(p.Weight) } : {}),
-      ...(p.Length !== undefined ? { lengthCm: p.Length } : {}),
-      ...(p.Height !== undefined ? { heightCm: p.Height } : {}),
-      ...(p.Width !== undefined ? { widthCm: p.Width } : {}),
-      ...(p.Volume !== undefined ? { volumeCm3: dm3ToCm3(p.Volume) } : {}),
-    };
     const known = p.ParcelId !== undefined ? byId.get(p.ParcelId) : undefined;
-    if (known) {
-      // A named parcel keeps the measures the request leaves out.
-      Object.assign(known, measures, { requestIndex: i });
-      return;
-    }
-    added.push({
+    // A named parcel keeps the measures the request leaves out; a new one starts unmeasured.
+    // (Assigned field by field, not spread: a booking of 999 parcels runs this 999 times.)
+    const parcel: MergedParcel = known ?? {
       parcelId: p.ParcelId ?? '',
       seq: 0,
       weightG: null,
@@ -66,10 +56,16 @@ export function mergeParcels(current: ParcelValues[], requested: ShipmentUpdate[
       heightCm: null,
       widthCm: null,
       volumeCm3: null,
-      ...measures,
       requestIndex: i,
       generated: p.ParcelId === undefined,
-    });
+    };
+    if (p.Weight !== undefined) parcel.weightG = kgToGrams(p.Weight);
+    if (p.Length !== undefined) parcel.lengthCm = p.Length;
+    if (p.Height !== undefined) parcel.heightCm = p.Height;
+    if (p.Width !== undefined) parcel.widthCm = p.Width;
+    if (p.Volume !== undefined) parcel.volumeCm3 = dm3ToCm3(p.Volume);
+    if (known) known.requestIndex = i;
+    else added.push(parcel);
   });
   const merged = [...byId.values(), ...added];
   merged.forEach((p, i) => {

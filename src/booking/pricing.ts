@@ -102,13 +102,17 @@ function shipmentRequest(
   input: Omit<ShipmentPriceInput, 'parcels'>,
   list: ShipmentPriceInput['parcels'],
 ): QuoteRequest {
-  const parcels: ParcelMeasures[] = list.map((p) => ({
-    ...(p.weightG !== null ? { weightGrams: p.weightG } : {}),
-    ...(p.lengthCm !== null ? { lengthCm: p.lengthCm } : {}),
-    ...(p.heightCm !== null ? { heightCm: p.heightCm } : {}),
-    ...(p.widthCm !== null ? { widthCm: p.widthCm } : {}),
-    ...(p.volumeCm3 !== null ? { volumeCm3: p.volumeCm3 } : {}),
-  }));
+  // One literal of a fixed shape per parcel (an unknown measure is undefined, which the engine reads
+  // as absent): adding properties one by one, or spreading, is the slow part of pricing 999 parcels.
+  const parcels = list.map(
+    (p): ParcelMeasures => ({
+      weightGrams: p.weightG ?? undefined,
+      lengthCm: p.lengthCm ?? undefined,
+      heightCm: p.heightCm ?? undefined,
+      widthCm: p.widthCm ?? undefined,
+      volumeCm3: p.volumeCm3 ?? undefined,
+    }),
+  );
   const totalGrams = list.reduce((sum, p) => sum + (p.weightG ?? 0), 0);
   if (input.fromCountry === 'NO' && input.toCountry === 'NO') {
     return {

@@ -190,7 +190,17 @@ export function createShipmentWriter({ clock, prefix }: { clock: () => Date; pre
       const id = shipmentId ?? gsin(prefix, serials.shipment ?? 0n);
       let next = 0;
       for (const p of merged) if (p.generated) p.parcelId = sscc(prefix, serials.parcels[next++] ?? 0n);
-      const parcels: ParcelValues[] = merged.map(({ requestIndex: _r, generated: _g, ...p }) => p);
+      const parcels = merged.map(
+        (p): ParcelValues => ({
+          parcelId: p.parcelId,
+          seq: p.seq,
+          weightG: p.weightG,
+          lengthCm: p.lengthCm,
+          heightCm: p.heightCm,
+          widthCm: p.widthCm,
+          volumeCm3: p.volumeCm3,
+        }),
+      );
 
       const publishing = status === STATUS.Published;
       const window = (w: TimeWindow) => ({ from: w.From, to: w.To });
