@@ -83,7 +83,10 @@ const parcelFieldNames = new Map<ParcelField, ParcelFieldName[]>();
 /** `parcels[i].name`, written once per process and index: a 999-parcel quote names 7 000 fields. */
 const parcelField = (i: number, name: ParcelField): ParcelFieldName => {
   let names = parcelFieldNames.get(name);
-  if (!names) parcelFieldNames.set(name, (names = []));
+  if (!names) {
+    names = [];
+    parcelFieldNames.set(name, names);
+  }
   names[i] ??= `parcels[${i}].${name}`;
   return names[i];
 };
