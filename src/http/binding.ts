@@ -123,8 +123,10 @@ export function compileBinder(schema: JsonSchema | undefined): Binder {
   return (value) => {
     if (!isPlainObject(value)) return value;
     const out: Record<string, unknown> = {};
-    for (const [key, v] of Object.entries(value)) {
-      const name = canonical.get(key.toLowerCase()) ?? key;
+    for (const key in value) {
+      const v = value[key];
+      // Most clients spell names as the schema does: only other spellings are lowercased.
+      const name = children.has(key) ? key : (canonical.get(key.toLowerCase()) ?? key);
       const child = children.get(name);
       if (!child) {
         out[name] = v;
