@@ -4,7 +4,7 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import underPressure from '@fastify/under-pressure';
 import scalar from '@scalar/fastify-api-reference';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { HelmetOptions } from 'helmet';
 import { adminRoutes } from './admin/routes';
 import { authPlugin } from './auth/plugin';
@@ -26,8 +26,8 @@ import { answerCache } from './http/answer-cache';
 import { conditionalGet } from './http/conditional';
 import { corsPlugin } from './http/cors';
 import { installErrorHandling } from './http/errors';
-import { serializeError } from './http/faults';
 import { installJsonBodyParser } from './http/json-body';
+import { installAccessLog, loggerOptions } from './http/logging';
 import { metricsPlugin } from './http/metrics';
 import { swaggerOptions } from './http/openapi';
 import { sendProblem } from './http/problem';
@@ -198,34 +198,13 @@ const PAGE_SECURITY: HelmetOptions = {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Log redaction: credentials and secrets never reach the log. */
-const REDACT = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'headers.authorization',
-  '*.password',
-  '*.client_secret',
-  '*.secret',
-  '*.Key',
-  '*.access_token',
-];
-
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database } = deps;
   const services = deps.services ?? createServices(database, config);
-  const logger: FastifyServerOptions['logger'] =
-    config.logLevel === 'silent'
-      ? false
-      : {
-          level: config.logLevel,
-          redact: { paths: REDACT, censor: '[redacted]' },
-          // Errors without query parameters or stored values (http/faults.ts).
-          serializers: { err: serializeError },
-          ...(deps.logStream ? { stream: deps.logStream } : {}),
-        };
-
   const app = Fastify({
-    logger,
+    logger: loggerOptions(config.logLevel, deps.logStream),
+    // One access line per request instead of Fastify's two (http/logging.ts).
+    disableRequestLogging: true,
     bodyLimit: config.bodyLimitBytes,
     requestTimeout: config.requestTimeoutMs,
     connectionTimeout: config.requestTimeoutMs,
@@ -250,6 +229,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addSchema(ProblemSchema);
   installErrorHandling(app);
   installJsonBodyParser(app);
+  installAccessLog(app);
 
   // Security headers (helmet's, computed once) and the request id, on every answer. API answers get
   // the set OWASP recommends for REST services; the HTML-only headers go to the docs page alone.
