@@ -10,13 +10,29 @@ import type { Checked } from './validate';
 
 /** Publishing prices a shipment (and its return shipment) with the same quote as the calculators. */
 
-/** The parcel facts a price depends on, as one comparable string. */
-const measuresOf = (p: Pick<ParcelValues, 'weightG' | 'lengthCm' | 'heightCm' | 'widthCm' | 'volumeCm3'>) =>
-  `${p.weightG},${p.lengthCm},${p.heightCm},${p.widthCm},${p.volumeCm3}`;
+type Measured = Pick<ParcelValues, 'weightG' | 'lengthCm' | 'heightCm' | 'widthCm' | 'volumeCm3'>;
+
+/** The parcel facts a price depends on, in order: five per parcel (compared as numbers, not text). */
+const measuresOf = (parcels: readonly Measured[]): (number | null)[] => {
+  const out: (number | null)[] = [];
+  for (const p of parcels) out.push(p.weightG, p.lengthCm, p.heightCm, p.widthCm, p.volumeCm3);
+  return out;
+};
+
+const sameMeasures = (measures: readonly (number | null)[], parcels: readonly Measured[]): boolean =>
+  measures.length === parcels.length * 5 &&
+  parcels.every(
+    (p, i) =>
+      measures[5 * i] === p.weightG &&
+      measures[5 * i + 1] === p.lengthCm &&
+      measures[5 * i + 2] === p.heightCm &&
+      measures[5 * i + 3] === p.widthCm &&
+      measures[5 * i + 4] === p.volumeCm3,
+  );
 
 /** Prices made before a publishing transaction, for the parcels they were made for. */
 export interface PricedAhead {
-  measures: string;
+  measures: (number | null)[];
   main: FrozenPrice;
   /** The return shipment's price, when one is generated. */
   back: FrozenPrice | null;
@@ -105,11 +121,11 @@ export async function priceAhead(
         c.pickupDate,
       )
     : null;
-  return { measures: merged.map(measuresOf).join('|'), main, back };
+  return { measures: measuresOf(merged), main, back };
 }
 
 /** The prices of `priceAhead`, provided they were made for exactly these parcels. */
 export function pricedFor(priced: PricedAhead | null, parcels: ParcelValues[]): PricedAhead {
-  if (!priced || priced.measures !== parcels.map(measuresOf).join('|')) throw new StaleQuote();
+  if (!priced || !sameMeasures(priced.measures, parcels)) throw new StaleQuote();
   return priced;
 }
