@@ -27,7 +27,7 @@ import { conditionalGet } from './http/conditional';
 import { corsPlugin } from './http/cors';
 import { installErrorHandling } from './http/errors';
 import { installJsonBodyParser } from './http/json-body';
-import { installAccessLog, loggerOptions } from './http/logging';
+import { AccessLog, loggerOptions } from './http/logging';
 import { metricsPlugin } from './http/metrics';
 import { swaggerOptions } from './http/openapi';
 import { sendProblem } from './http/problem';
@@ -204,7 +204,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: loggerOptions(config.logLevel, deps.logStream),
     // One access line per request instead of Fastify's two (http/logging.ts).
-    disableRequestLogging: true,
+    logController: new AccessLog(),
     bodyLimit: config.bodyLimitBytes,
     requestTimeout: config.requestTimeoutMs,
     connectionTimeout: config.requestTimeoutMs,
@@ -229,7 +229,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addSchema(ProblemSchema);
   installErrorHandling(app);
   installJsonBodyParser(app);
-  installAccessLog(app);
 
   // Security headers (helmet's, computed once) and the request id, on every answer. API answers get
   // the set OWASP recommends for REST services; the HTML-only headers go to the docs page alone.

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { type FastifyReply, type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify';
 import pino from 'pino';
 import { serializeError } from './faults';
 
@@ -65,19 +65,24 @@ export function loggerOptions(level: string, stream?: NodeJS.WritableStream): Fa
 
 /**
  * One access line per request, when it is answered: the request (method, path, host, peer), the
- * status and the time taken, with the request id every other line of the request carries. (Fastify's
+ * status and the time taken, with the request id every other line of the request carries. Fastify's
  * own pair of lines, one on arrival and one on answer, doubled the cost of logging; the arrival line
- * is kept at debug level, for finding requests that never finish.)
+ * is kept at debug level, for finding requests that never finish. Fastify's other lines (stream
+ * errors, unreadable requests) are unchanged.
  */
-export function installAccessLog(app: FastifyInstance): void {
-  if (app.log.level === 'debug' || app.log.level === 'trace') {
-    app.addHook('onRequest', (request, _reply, done) => {
+export class AccessLog extends LogController {
+  override incomingRequest(request: FastifyRequest): void {
+    if (request.log.level === 'debug' || request.log.level === 'trace')
       request.log.debug({ req: request }, 'incoming request');
-      done();
-    });
   }
-  app.addHook('onResponse', (request, reply, done) => {
-    request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
-    done();
-  });
+
+  override requestCompleted(
+    error: Error | null | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): void {
+    const line = { req: request, res: reply, responseTime: reply.elapsedTime };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else reply.log.info(line, 'request completed');
+  }
 }
