@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, ne, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, inArray, isNull, ne, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
 import { parcelSerial, parcels, shipmentSerial, shipments } from '../tables';
 
@@ -9,6 +9,30 @@ export type ParcelRow = typeof parcels.$inferSelect;
 export type ParcelValues = Omit<ParcelRow, 'shipmentId' | 'pickedUpAt'>;
 
 const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;
+
+const shipmentColumns = getTableColumns(shipments);
+
+/**
+ * A new shipment row as one JSON parameter for `json_populate_record`, with the list of the columns
+ * it sets (the others take their defaults). Each value is written as its column stores it (Drizzle's
+ * own mapping: a Date as an ISO instant); JSON columns and arrays stay JSON. One parameter instead of
+ * one per column: building the 40-parameter insert was a tenth of a booking's CPU.
+ */
+function shipmentRecord(row: NewShipmentRow): { json: string; columns: SQL } {
+  const record: Record<string, unknown> = {};
+  const names: string[] = [];
+  for (const key in row) {
+    const value = row[key as keyof NewShipmentRow];
+    if (value === undefined) continue;
+    const column = shipmentColumns[key as keyof typeof shipmentColumns];
+    names.push(`"${column.name}"`);
+    record[column.name] =
+      value === null || column.dataType === 'json' || column.dataType === 'array'
+        ? value
+        : column.mapToDriverValue(value);
+  }
+  return { json: JSON.stringify(record), columns: sql.raw(names.join(', ')) };
+}
 
 export function createBookingStore(db: DbOrTx) {
   return {
@@ -95,8 +119,10 @@ export function createBookingStore(db: DbOrTx) {
      * (and its key) exists before the parcels reference it and before `also` takes its locks.
      */
     async insertShipmentWithParcels(row: NewShipmentRow, list: ParcelValues[], also: SQL): Promise<void> {
-      const insert = db.insert(shipments).values(row).returning({ id: shipments.id });
-      await db.execute(sql`with s as (${insert.getSQL()}),
+      const shipment = shipmentRecord(row);
+      await db.execute(sql`with s as (insert into shipments (${shipment.columns})
+                select ${shipment.columns} from json_populate_record(null::shipments, ${shipment.json}::json)
+                returning id),
         p as (insert into parcels (shipment_id, parcel_id, seq, weight_g, length_cm, height_cm, width_cm, volume_cm3)
               select s.id, r.parcel_id, r.seq, r.weight_g, r.length_cm, r.height_cm, r.width_cm, r.volume_cm3
                 from s, json_to_recordset(${parcelsJson(list)}::json)
