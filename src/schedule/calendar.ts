@@ -114,8 +114,18 @@ const osloParts = new Intl.DateTimeFormat('en-CA', {
   hourCycle: 'h23',
 });
 
+// The last minute asked about: every booking asks for "now", and formatting it is the dearest step.
+let lastMinute = Number.NaN;
+let lastAnswer: Readonly<{ date: string; time: string }> = { date: '', time: '' };
+
 /** The Europe/Oslo calendar date and `HH:mm` time of an instant. */
 export function osloDateTime(instant: Date): { date: string; time: string } {
-  const p = Object.fromEntries(osloParts.formatToParts(instant).map((x) => [x.type, x.value]));
-  return { date: `${p.year}-${p.month}-${p.day}`, time: `${p.hour}:${p.minute}` };
+  // Oslo's offset is whole hours, so the answer is the same for every instant of one UTC minute.
+  const minute = Math.floor(instant.getTime() / 60_000);
+  if (minute !== lastMinute) {
+    const p = Object.fromEntries(osloParts.formatToParts(instant).map((x) => [x.type, x.value]));
+    lastAnswer = { date: `${p.year}-${p.month}-${p.day}`, time: `${p.hour}:${p.minute}` };
+    lastMinute = minute;
+  }
+  return { ...lastAnswer };
 }

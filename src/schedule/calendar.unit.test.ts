@@ -192,3 +192,32 @@ test('the calendar ends: far dates are no dates, and arithmetic never leaves the
   expect(isDate('1899-12-31')).toBe(false);
   expect(() => addDays('9999-12-31', 1)).toThrow(RangeError);
 });
+
+test('osloDateTime answers each instant as Intl does, across the summer-time switches, minute after minute', () => {
+  const fresh = (d: Date) => {
+    const parts = Object.fromEntries(
+      new Intl.DateTimeFormat('en-CA', {
+        timeZone: 'Europe/Oslo',
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        hourCycle: 'h23',
+      })
+        .formatToParts(d)
+        .map((x) => [x.type, x.value]),
+    );
+    return { date: `${parts.year}-${parts.month}-${parts.day}`, time: `${parts.hour}:${parts.minute}` };
+  };
+  // Around 2026-03-29 01:00 UTC (02:00 → 03:00) and 2026-10-25 01:00 UTC (03:00 → 02:00).
+  for (const start of [Date.UTC(2026, 2, 29, 0, 58, 30), Date.UTC(2026, 9, 25, 0, 58, 30)]) {
+    for (let s = 0; s < 300; s += 15) {
+      const instant = new Date(start + s * 1000);
+      expect(osloDateTime(instant), instant.toISOString()).toEqual(fresh(instant));
+    }
+  }
+  const answer = osloDateTime(new Date(Date.UTC(2026, 0, 1, 12, 0)));
+  answer.time = 'changed';
+  expect(osloDateTime(new Date(Date.UTC(2026, 0, 1, 12, 0, 30))).time).toBe('13:00');
+});
