@@ -11,6 +11,7 @@ import { labelDestinationZip, labelShipmentOf, recordsOf } from './records';
 import { payerOf, type ShipmentStatus, STATUS } from './rules';
 import type { ShipmentRecordT, ShipmentUpdate } from './schemas';
 import { createBookingReadStore } from './store/read-models';
+import { createSerialSource } from './store/serials';
 import { createBookingStore, type ShipmentRow } from './store/shipments';
 import { validateRequest } from './validate';
 import { createShipmentWriter, etagOf } from './write';
@@ -26,7 +27,11 @@ export type BookingService = ReturnType<typeof createBookingService>;
 export function createBookingService(deps: BookingDeps) {
   const { db } = deps;
   const clock = deps.clock ?? (() => new Date());
-  const writer = createShipmentWriter({ clock, prefix: deps.config.gs1Prefix });
+  const writer = createShipmentWriter({
+    clock,
+    prefix: deps.config.gs1Prefix,
+    serials: createSerialSource(),
+  });
 
   /** A shipment the caller may see: unknown, cancelled and other customers' shipments are alike 404. */
   async function visibleShipment(account: Account, id: string): Promise<ShipmentRow> {

@@ -16,9 +16,21 @@ import {
 } from 'drizzle-orm/pg-core';
 import type { CustomsLine, FrozenPrice, ShipmentAddresses } from './model';
 
-/** Serials for generated ids: sequences never hand out a number twice, across processes and hosts. */
-export const shipmentSerial = pgSequence('shipment_serial_seq', { startWith: 1, cache: 1 });
-export const parcelSerial = pgSequence('parcel_serial_seq', { startWith: 1, cache: 1 });
+/**
+ * Serials for generated ids: sequences never hand out a number twice, across processes and hosts.
+ * Each step reserves a block of SERIAL_BLOCK serials for the process that drew it (store/serials.ts).
+ */
+export const SERIAL_BLOCK = 1000;
+export const shipmentSerial = pgSequence('shipment_serial_seq', {
+  startWith: 1,
+  increment: SERIAL_BLOCK,
+  cache: 1,
+});
+export const parcelSerial = pgSequence('parcel_serial_seq', {
+  startWith: 1,
+  increment: SERIAL_BLOCK,
+  cache: 1,
+});
 
 export const shipments = pgTable(
   'shipments',

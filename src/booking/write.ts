@@ -10,6 +10,7 @@ import { checkMeasures, mergeParcels } from './parcels';
 import { type PricedAhead, pricedFor, returnAddresses } from './publish';
 import { customerNrOf, STATUS } from './rules';
 import type { ShipmentUpdate } from './schemas';
+import type { SerialSource } from './store/serials';
 import {
   type BookingStore,
   createBookingStore,
@@ -51,20 +52,29 @@ export function assertChangeable(row: ShipmentRow): void {
 
 export type ShipmentWriter = ReturnType<typeof createShipmentWriter>;
 
-export function createShipmentWriter({ clock, prefix }: { clock: () => Date; prefix: string }) {
+export function createShipmentWriter({
+  clock,
+  prefix,
+  serials,
+}: {
+  clock: () => Date;
+  prefix: string;
+  serials: SerialSource;
+}) {
   /** Creates the linked return shipment of a published HE/HJ shipment: sender and recipient swapped. */
   async function createReturnShipment(
+    tx: Tx,
     store: BookingStore,
     original: ShipmentRow,
     parcels: ParcelValues[],
     price: FrozenPrice | null,
   ) {
-    const id = gsin(prefix, await store.nextShipmentSerial());
-    const serials = await store.nextParcelSerials(parcels.length);
+    const drawn = await serials.take(tx, true, parcels.length);
+    const id = gsin(prefix, drawn.shipment ?? 0n);
     const addresses = returnAddresses(original.addresses);
     const returnParcels = parcels.map((p, i) => ({
       ...p,
-      parcelId: sscc(prefix, serials[i] ?? 0n),
+      parcelId: sscc(prefix, drawn.parcels[i] ?? 0n),
       seq: i + 1,
     }));
     await store.insertShipment({
@@ -186,10 +196,10 @@ export function createShipmentWriter({ clock, prefix }: { clock: () => Date; pre
         };
       }
 
-      const serials = await store.nextSerials(shipmentId === null, merged.filter((p) => p.generated).length);
-      const id = shipmentId ?? gsin(prefix, serials.shipment ?? 0n);
+      const drawn = await serials.take(tx, shipmentId === null, merged.filter((p) => p.generated).length);
+      const id = shipmentId ?? gsin(prefix, drawn.shipment ?? 0n);
       let next = 0;
-      for (const p of merged) if (p.generated) p.parcelId = sscc(prefix, serials.parcels[next++] ?? 0n);
+      for (const p of merged) if (p.generated) p.parcelId = sscc(prefix, drawn.parcels[next++] ?? 0n);
       const parcels = merged.map(
         (p): ParcelValues => ({
           parcelId: p.parcelId,
@@ -253,7 +263,7 @@ export function createShipmentWriter({ clock, prefix }: { clock: () => Date; pre
         await store.replaceParcels(id, parcels);
         const row = { ...(existing ?? ({} as ShipmentRow)), id, ...values, version } as ShipmentRow;
         if (withReturn) {
-          returnShipment = await createReturnShipment(store, row, parcels, prices?.back ?? null);
+          returnShipment = await createReturnShipment(tx, store, row, parcels, prices?.back ?? null);
           await store.updateShipment(id, { returnShipmentId: returnShipment.id });
         }
         await emitEvents(tx, eventsOf(existing, id, parcels, values, returnShipment));

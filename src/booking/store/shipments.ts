@@ -1,14 +1,12 @@
 import { and, asc, eq, getTableColumns, inArray, isNull, ne, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
-import { parcelSerial, parcels, shipmentSerial, shipments } from '../tables';
+import { parcels, shipments } from '../tables';
 
 export type ShipmentRow = typeof shipments.$inferSelect;
 export type NewShipmentRow = typeof shipments.$inferInsert;
 export type ParcelRow = typeof parcels.$inferSelect;
 /** A parcel as booking writes it (the pickup time is written by scans only). */
 export type ParcelValues = Omit<ParcelRow, 'shipmentId' | 'pickedUpAt'>;
-
-const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;
 
 const shipmentColumns = getTableColumns(shipments);
 
@@ -68,40 +66,6 @@ export function createBookingStore(db: DbOrTx) {
 
     parcelsOf: (shipmentId: string) =>
       db.select().from(parcels).where(eq(parcels.shipmentId, shipmentId)).orderBy(asc(parcels.seq)),
-
-    async nextShipmentSerial(): Promise<bigint> {
-      const [row] = rowsOf<{ n: string }>(
-        await db.execute(sql`select nextval(${shipmentSerial.seqName}) as n`),
-      );
-      return BigInt(row?.n ?? Number.NaN);
-    },
-
-    async nextParcelSerials(count: number): Promise<bigint[]> {
-      if (count === 0) return [];
-      const rows = rowsOf<{ n: string }>(
-        await db.execute(sql`select nextval(${parcelSerial.seqName}) as n from generate_series(1, ${count})`),
-      );
-      return rows.map((r) => BigInt(r.n));
-    },
-
-    /** A new shipment serial (when `shipment`) and `parcels` parcel serials, in one round trip. */
-    async nextSerials(
-      shipment: boolean,
-      count: number,
-    ): Promise<{ shipment: bigint | null; parcels: bigint[] }> {
-      if (!shipment && count === 0) return { shipment: null, parcels: [] };
-      const [row] = rowsOf<{ s: string | null; p: string }>(
-        await db.execute(sql`select
-          case when ${shipment} then nextval(${shipmentSerial.seqName})::text end as s,
-          (select coalesce(json_agg(nextval(${parcelSerial.seqName})::text), '[]'::json)::text
-             from generate_series(1, ${count})) as p`),
-      );
-      if (!row) throw new Error('no serials returned');
-      return {
-        shipment: row.s === null ? null : BigInt(row.s),
-        parcels: (JSON.parse(row.p) as string[]).map((n) => BigInt(n)),
-      };
-    },
 
     /** Parcel ids among `ids` that belong to a shipment other than `shipmentId`. */
     async parcelIdsUsedElsewhere(ids: string[], shipmentId: string): Promise<Set<string>> {

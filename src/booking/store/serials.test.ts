@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { buildTestApp, type TestContext } from '../../../test/helpers';
+import { SERIAL_BLOCK } from '../tables';
+import { createSerialSource } from './serials';
+
+// Serials come from the sequences a block at a time (store/serials.ts): unique across processes,
+// one database statement per block, and the rest of a block left unused when a process stops.
+
+let ctx: TestContext;
+beforeAll(async () => {
+  ctx = await buildTestApp();
+});
+afterAll(() => ctx.close());
+
+test('two processes drawing serials at once never get the same number, and a block is drawn once', async () => {
+  const a = createSerialSource();
+  const b = createSerialSource();
+  const db = ctx.database.db;
+  const parcels: bigint[] = [];
+  const shipments: bigint[] = [];
+  for (let i = 0; i < 30; i++) {
+    const [x, y] = await Promise.all([a.take(db, true, 7), b.take(db, i % 2 === 0, 40)]);
+    parcels.push(...x.parcels, ...y.parcels);
+    shipments.push(...[x.shipment, y.shipment].filter((s): s is bigint => s !== null));
+  }
+  expect(parcels).toHaveLength(30 * 47);
+  expect(new Set(parcels.map(String)).size).toBe(parcels.length);
+  expect(shipments).toHaveLength(45);
+  expect(new Set(shipments.map(String)).size).toBe(shipments.length);
+
+  // Within a block, a source answers from memory.
+  const before = await ctx.database.db.execute('select last_value from parcel_serial_seq');
+  await a.take(db, false, 1);
+  const after = await ctx.database.db.execute('select last_value from parcel_serial_seq');
+  expect((after as unknown as { rows: unknown[] }).rows).toEqual((before as unknown as { rows: unknown[] }).rows);
+});
+
+test('a take larger than a block draws the blocks it needs in one statement, all distinct and unused', async () => {
+  const source = createSerialSource();
+  const first = await source.take(ctx.database.db, false, SERIAL_BLOCK * 2 + 5);
+  expect(first.parcels).toHaveLength(SERIAL_BLOCK * 2 + 5);
+  const next = await source.take(ctx.database.db, false, 10);
+  const all = [...first.parcels, ...next.parcels].map(String);
+  expect(new Set(all).size).toBe(all.length);
+  // The rest of the third block is used next, in order.
+  expect(next.parcels[0]).toBe((first.parcels.at(-1) ?? 0n) + 1n);
+});
