@@ -32,7 +32,9 @@ test('two processes drawing serials at once never get the same number, and a blo
   const before = await ctx.database.db.execute('select last_value from parcel_serial_seq');
   await a.take(db, false, 1);
   const after = await ctx.database.db.execute('select last_value from parcel_serial_seq');
-  expect((after as unknown as { rows: unknown[] }).rows).toEqual((before as unknown as { rows: unknown[] }).rows);
+  expect((after as unknown as { rows: unknown[] }).rows).toEqual(
+    (before as unknown as { rows: unknown[] }).rows,
+  );
 });
 
 test('a take larger than a block draws the blocks it needs in one statement, all distinct and unused', async () => {
