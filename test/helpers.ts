@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { inject } from 'vitest';
@@ -113,3 +114,15 @@ export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
 /** The parsed JSON body of an injected response. */
 export const json = <T = Record<string, unknown>>(res: LightMyRequestResponse): T => res.json() as T;
+
+/** A stream that keeps what the server logs, for `buildTestApp({ logStream })`; `text()` is all of it. */
+export function logCapture() {
+  let text = '';
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      text += chunk;
+      done();
+    },
+  });
+  return { stream, text: () => text };
+}

@@ -1,14 +1,14 @@
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { bearer, buildTestApp, type TestContext } from '../../test/helpers';
+import { bearer, buildTestApp, logCapture, type TestContext } from '../../test/helpers';
 
 // One access line per answered request (http/logging.ts), at info level: what was asked, what was
 // answered and how long it took, under the request id the answer carries.
 
 let ctx: TestContext;
-let log = '';
+const log = logCapture();
 const lines = () =>
   log
+    .text()
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -16,12 +16,7 @@ const lines = () =>
 beforeAll(async () => {
   ctx = await buildTestApp({
     env: { LOG_LEVEL: 'info' },
-    logStream: new Writable({
-      write(chunk, _encoding, done) {
-        log += chunk;
-        done();
-      },
-    }),
+    logStream: log.stream,
   });
 });
 afterAll(() => ctx.close());
@@ -41,13 +36,13 @@ test('an answered request is logged once, with its method, path, status, time an
     res: { statusCode: res.statusCode },
   });
   expect(mine[0]?.responseTime).toEqual(expect.any(Number));
-  expect(log).not.toContain('incoming request');
-  expect(log).not.toContain(key);
+  expect(log.text()).not.toContain('incoming request');
+  expect(log.text()).not.toContain(key);
 });
 
 test('every line of the server log goes through the redaction', () => {
   ctx.app.log.info({ webhook: { url: 'https://h.example/x', secret: 'WIRED-SECRET-5e1' } }, 'webhook saved');
   const line = lines().find((l) => l.msg === 'webhook saved');
   expect(line?.webhook).toEqual({ url: 'https://h.example/x', secret: '[redacted]' });
-  expect(log).not.toContain('WIRED-SECRET-5e1');
+  expect(log.text()).not.toContain('WIRED-SECRET-5e1');
 });

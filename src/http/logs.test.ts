@@ -1,25 +1,19 @@
-import { Writable } from 'node:stream';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { osloBergenBooking } from '../../test/factories';
-import { ADMIN_KEY, bearer, buildTestApp, type TestContext } from '../../test/helpers';
+import { ADMIN_KEY, bearer, buildTestApp, logCapture, type TestContext } from '../../test/helpers';
 import { hashKey } from '../auth/keys';
 
 // CONTRACT §4: logs never carry SQL parameters, key hashes, tokens or request bodies, including the
 // error logs of failed queries.
 
 let ctx: TestContext;
-let log = '';
+const captured = logCapture();
 
 beforeAll(async () => {
   ctx = await buildTestApp({
     env: { LOG_LEVEL: 'debug' },
-    logStream: new Writable({
-      write(chunk, _encoding, done) {
-        log += chunk;
-        done();
-      },
-    }),
+    logStream: captured.stream,
   });
 });
 afterAll(() => ctx.close());
@@ -62,6 +56,7 @@ test('the log of a run whose queries fail holds no key, key hash, token, body or
     expect(webhook.statusCode).toBeGreaterThanOrEqual(400);
     await ctx.app.inject({ method: 'GET', url: '/admin/api-keys', headers: bearer(ADMIN_KEY) });
 
+    const log = captured.text();
     expect(log).toContain('request failed');
     expect(log).toMatch(/api_keys/); // the failing query is logged, as SQL text
     for (const secret of [
