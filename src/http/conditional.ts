@@ -40,19 +40,21 @@ export const conditionalGet = fp(async (app: FastifyInstance) => {
     }
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (!request.routeOptions.config.conditional || reply.statusCode !== 200) return payload;
-    if (request.method !== 'GET' && request.method !== 'HEAD') return payload;
+  // A callback hook: every answer passes it, and those of other routes (a price, a booking) leave
+  // at once, without a promise.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (!request.routeOptions.config.conditional || reply.statusCode !== 200) return done(null, payload);
+    if (request.method !== 'GET' && request.method !== 'HEAD') return done(null, payload);
     let etag = reply.getHeader('etag');
     if (typeof etag !== 'string') {
-      if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
+      if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return done(null, payload);
       etag = contentTag(payload);
       reply.header('etag', etag);
     }
-    if (!noneMatch(request.headers['if-none-match'], etag)) return payload;
+    if (!noneMatch(request.headers['if-none-match'], etag)) return done(null, payload);
     if (isStream(payload)) payload.destroy();
     reply.code(304).removeHeader('content-length').removeHeader('content-type');
     reply.removeHeader('content-disposition');
-    return null;
+    done(null, null);
   });
 });
