@@ -19,6 +19,10 @@ declare module 'fastify' {
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
+/** The key or token of an `Authorization: Bearer …` header, if it holds one. */
+export const bearerCredential = (header: string | undefined): string | undefined =>
+  BEARER.exec(header ?? '')?.[1];
+
 /** Lets the request through with its account, or answers 401 (no valid key) or 403 (no scope). */
 function admit(
   request: FastifyRequest,
@@ -49,7 +53,7 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: { auth: AuthServ
   // without a promise, which on the hottest routes (prices) is a measurable share of the request.
   app.addHook('onRequest', (request, reply, done) => {
     if (request.routeOptions.config.public || request.is404) return done();
-    const credential = BEARER.exec(request.headers.authorization ?? '')?.[1];
+    const credential = bearerCredential(request.headers.authorization);
     if (!credential) {
       sendPlain(reply, 401, 'An API key is required: Authorization: Bearer <key>.');
       return;

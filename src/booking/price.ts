@@ -3,7 +3,8 @@ import { DomainError, ValidationFailed } from '../lib/errors';
 import { toDecimal } from '../lib/units';
 import type { BookingDeps } from './deps';
 import type { FrozenPrice } from './model';
-import { STATUS } from './rules';
+import { priceOf } from './publish';
+import { STATUS, STATUS_NAMES } from './rules';
 import { createBookingStore, type ShipmentRow } from './store/shipments';
 
 /**
@@ -51,13 +52,6 @@ type ShipmentPriceT = {
   Total: number;
 };
 
-/** The status names of the wire, by stored number. */
-export const STATUS_NAMES = {
-  [STATUS.Draft]: 'Draft',
-  [STATUS.ReadyForPublish]: 'ReadyForPublish',
-  [STATUS.Published]: 'Published',
-} as const;
-
 const answer = (row: ShipmentRow, price: FrozenPrice, quote: boolean): ShipmentPriceT => ({
   ShipmentId: row.id,
   ShipmentStatus: STATUS_NAMES[row.status as 0 | 1 | 2],
@@ -85,20 +79,20 @@ export async function shipmentPrice(
   }
   const parcels = await createBookingStore(deps.db).parcelsOf(row.id);
   try {
-    const price = await deps.pricing.priceShipment({
-      customerNr: row.customerNr,
-      payerCustomerNr: payer,
-      productCode: row.productCode,
-      fromZip: row.addresses.Pickup.Zip,
-      toZip: row.addresses.Recipient.Zip,
-      fromCountry: row.addresses.Pickup.Country ?? 'NO',
-      toCountry: row.addresses.Recipient.Country ?? 'NO',
-      deliveryType: row.deliveryType === 0 ? 0 : 1,
-      services: row.services,
-      unitCode: row.unitCode,
-      pickupDate: row.desiredPickupDate ?? deps.schedule.earliestPickupDate(),
+    const price = await priceOf(
+      deps.pricing,
+      row.customerNr,
+      payer,
+      {
+        productCode: row.productCode,
+        deliveryType: row.deliveryType === 0 ? 0 : 1,
+        services: row.services,
+        unitCode: row.unitCode,
+      },
+      row.addresses,
       parcels,
-    });
+      row.desiredPickupDate ?? deps.schedule.earliestPickupDate(),
+    );
     return answer(row, price, true);
   } catch (e) {
     // A draft may still lack what its price depends on: say what, as a conflict with its state.

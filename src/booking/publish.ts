@@ -12,27 +12,22 @@ import type { Checked } from './validate';
 
 type Measured = Pick<ParcelValues, 'weightG' | 'lengthCm' | 'heightCm' | 'widthCm' | 'volumeCm3'>;
 
-/** The parcel facts a price depends on, in order: five per parcel (compared as numbers, not text). */
-const measuresOf = (parcels: readonly Measured[]): (number | null)[] => {
-  const out: (number | null)[] = [];
-  for (const p of parcels) out.push(p.weightG, p.lengthCm, p.heightCm, p.widthCm, p.volumeCm3);
-  return out;
-};
-
-const sameMeasures = (measures: readonly (number | null)[], parcels: readonly Measured[]): boolean =>
-  measures.length === parcels.length * 5 &&
-  parcels.every(
+/** The same parcel facts, in the same order: what a price depends on. */
+const sameMeasures = (a: readonly Measured[], b: readonly Measured[]): boolean =>
+  a.length === b.length &&
+  a.every(
     (p, i) =>
-      measures[5 * i] === p.weightG &&
-      measures[5 * i + 1] === p.lengthCm &&
-      measures[5 * i + 2] === p.heightCm &&
-      measures[5 * i + 3] === p.widthCm &&
-      measures[5 * i + 4] === p.volumeCm3,
+      p.weightG === b[i]?.weightG &&
+      p.lengthCm === b[i]?.lengthCm &&
+      p.heightCm === b[i]?.heightCm &&
+      p.widthCm === b[i]?.widthCm &&
+      p.volumeCm3 === b[i]?.volumeCm3,
   );
 
 /** Prices made before a publishing transaction, for the parcels they were made for. */
 export interface PricedAhead {
-  measures: (number | null)[];
+  /** The parcels the prices were made for. */
+  parcels: readonly Measured[];
   main: FrozenPrice;
   /** The return shipment's price, when one is generated. */
   back: FrozenPrice | null;
@@ -58,7 +53,8 @@ export const returnAddresses = (a: ShipmentAddresses): ShipmentAddresses => ({
   PickupPoint: null,
 });
 
-async function priceOf(
+/** The price of a shipment, its addresses and parcels, as the calculators quote it. */
+export async function priceOf(
   pricing: BookingPricing,
   customerNr: string,
   payer: string,
@@ -121,11 +117,11 @@ export async function priceAhead(
         c.pickupDate,
       )
     : null;
-  return { measures: measuresOf(merged), main, back };
+  return { parcels: merged, main, back };
 }
 
 /** The prices of `priceAhead`, provided they were made for exactly these parcels. */
 export function pricedFor(priced: PricedAhead | null, parcels: ParcelValues[]): PricedAhead {
-  if (!priced || !sameMeasures(priced.measures, parcels)) throw new StaleQuote();
+  if (!priced || !sameMeasures(priced.parcels, parcels)) throw new StaleQuote();
   return priced;
 }

@@ -9,7 +9,12 @@ import type { ShipmentUpdate } from './schemas';
 /** ParcelStatusEnum (CONTRACT §2). */
 export const STATUS = { Draft: 0, ReadyForPublish: 1, Published: 2 } as const;
 export type ShipmentStatus = (typeof STATUS)[keyof typeof STATUS];
-const STATUS_NAMES = Object.keys(STATUS) as (keyof typeof STATUS)[];
+/** The status names of the wire, by stored number (0 Draft, 1 ReadyForPublish, 2 Published). */
+export const STATUS_NAMES = [
+  'Draft',
+  'ReadyForPublish',
+  'Published',
+] as const satisfies readonly (keyof typeof STATUS)[];
 
 const DELIVERY_TYPES = { private: 0, company: 1 } as const;
 

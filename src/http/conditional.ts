@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Readable } from 'node:stream';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { OPERATIONS, operationKey } from './openapi-operations';
 
@@ -11,7 +10,7 @@ declare module 'fastify' {
   }
 }
 
-/** A strong ETag of some bytes (or of a value's JSON): equal content, equal tag. */
+/** A strong ETag of some bytes: equal content, equal tag. */
 export const contentTag = (content: string | Buffer) =>
   `"${createHash('sha256').update(content).digest('base64url').slice(0, 27)}"`;
 
@@ -23,14 +22,22 @@ export function noneMatch(ifNoneMatch: string | undefined, etag: string): boolea
   return ifNoneMatch.split(',').some((t) => t.trim() === '*' || opaque(t) === current);
 }
 
-const isStream = (payload: unknown): payload is Readable =>
-  typeof payload === 'object' && payload !== null && typeof (payload as Readable).pipe === 'function';
+/**
+ * For a route whose answer is costly to produce (a PDF): sets `etag` on the answer and, when the
+ * client already has that version, answers 304 at once, before anything is rendered. True then.
+ */
+export function answeredNotModified(request: FastifyRequest, reply: FastifyReply, etag: string): boolean {
+  reply.header('etag', etag);
+  if (!noneMatch(request.headers['if-none-match'], etag)) return false;
+  void reply.code(304).send();
+  return true;
+}
 
 /**
  * Conditional GET for the routes the operations table marks `conditional`: the answer's ETag is the
  * one the route set (a shipment's version, a label's content) or else the hash of the body; an
- * `If-None-Match` naming it answers 304 with no body. A streamed body the client already has is
- * never produced to the end: the stream is destroyed.
+ * `If-None-Match` naming it answers 304 with no body. A streamed answer (a PDF) is checked by its
+ * route instead, before it is rendered (`answeredNotModified`).
  */
 export const conditionalGet = fp(async (app: FastifyInstance) => {
   app.addHook('onRoute', (route) => {
@@ -52,9 +59,7 @@ export const conditionalGet = fp(async (app: FastifyInstance) => {
       reply.header('etag', etag);
     }
     if (!noneMatch(request.headers['if-none-match'], etag)) return done(null, payload);
-    if (isStream(payload)) payload.destroy();
     reply.code(304).removeHeader('content-length').removeHeader('content-type');
-    reply.removeHeader('content-disposition');
     done(null, null);
   });
 });

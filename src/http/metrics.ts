@@ -10,6 +10,10 @@ declare module 'fastify' {
     /** Production with METRICS_PORT: the server that alone answers `/metrics`. */
     metricsServer?: Server;
   }
+  interface FastifyContextConfig {
+    /** The operation id of a price route (its tag in the operations table), counted by operation. */
+    priceOperation?: string;
+  }
 }
 
 const BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -108,12 +112,21 @@ function domainGauges(
       return null;
     }
   };
+  // Both outbox gauges are collected in one scrape, at once: they share one read of the backlog.
+  let backlogRead: ReturnType<typeof readBacklog> | null = null;
+  const readBacklog = () => safely(sources.outboxBacklog);
+  const backlog = () => {
+    backlogRead ??= readBacklog().finally(() => {
+      backlogRead = null;
+    });
+    return backlogRead;
+  };
   new Gauge({
     name: 'kolli_outbox_backlog',
     help: 'Outbox events not yet fanned out to webhook deliveries.',
     registers: [registry],
     async collect() {
-      const b = await safely(sources.outboxBacklog);
+      const b = await backlog();
       if (b) this.set(b.count);
     },
   });
@@ -122,7 +135,7 @@ function domainGauges(
     help: 'Age of the oldest outbox event not yet fanned out (0 when there is none).',
     registers: [registry],
     async collect() {
-      const b = await safely(sources.outboxBacklog);
+      const b = await backlog();
       if (b) this.set(b.oldest ? Math.max(0, (Date.now() - b.oldest.getTime()) / 1000) : 0);
     },
   });
@@ -160,24 +173,18 @@ export const metricsPlugin = fp(async (app: FastifyInstance, options: MetricsOpt
   });
   if (options.sources) domainGauges(registry, options.sources, app);
 
-  // The price operations, found by their tag in the operations table.
-  const priceOperation = new Map<string, string | null>();
-  const priceOperationOf = (method: string, url: string) => {
-    const key = `${method} ${url}`;
-    let id = priceOperation.get(key);
-    if (id === undefined) {
-      const entry = OPERATIONS[operationKey(method, url)];
-      id = entry?.tag === 'Price' ? entry.operationId : null;
-      priceOperation.set(key, id);
-    }
-    return id;
-  };
+  // The price operations, found by their tag in the operations table once per route.
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const entry = methods.map((m) => OPERATIONS[operationKey(m, route.url)]).find((e) => e?.tag === 'Price');
+    if (entry) route.config = { ...route.config, priceOperation: entry.operationId };
+  });
 
   app.addHook('onResponse', (request, reply, done) => {
     // The route pattern, not the URL, keeps the label set small (`/v2/Shipment/:shipmentid`).
     const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
     duration.observe(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
-    const price = request.is404 ? null : priceOperationOf(request.method, route);
+    const price = request.is404 ? undefined : request.routeOptions.config.priceOperation;
     if (price) priceRequests.inc({ operation: price, status_code: String(reply.statusCode) });
     done();
   });

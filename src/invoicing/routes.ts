@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { contentTag, noneMatch } from '../http/conditional';
+import { answeredNotModified, contentTag } from '../http/conditional';
 import { authErrors, problemResponses } from '../http/schemas';
 import { renderInvoicePdf } from './pdf';
 import {
@@ -137,8 +137,7 @@ export const invoicingRoutes: FastifyPluginAsyncTypebox<{ invoicing: InvoicingSe
       const { invoice } = document;
       // An issued invoice never changes: its facts tag the document, checked before rendering.
       const etag = contentTag(JSON.stringify(document, (_k, v) => (typeof v === 'bigint' ? `${v}` : v)));
-      reply.header('etag', etag);
-      if (noneMatch(request.headers['if-none-match'], etag)) return reply.code(304 as 200).send();
+      if (answeredNotModified(request, reply, etag)) return reply;
       const body = new PassThrough();
       renderInvoicePdf(document, body).catch((err: unknown) => {
         request.log.error({ err, invoiceNr: invoice.invoiceNr }, 'invoice PDF rendering failed');

@@ -45,7 +45,11 @@ export function allocateVat(shipments: readonly (readonly UntaxedLine[])[]): Inv
   const result = shipments.map((lines) => lines.map((l) => ({ ...l, VatOre: 0 })));
   const flat = result.flat();
   const byRate = new Map<number, InvoicedCostLine[]>();
-  for (const l of flat) byRate.set(l.VatPercent, [...(byRate.get(l.VatPercent) ?? []), l]);
+  for (const l of flat) {
+    const same = byRate.get(l.VatPercent);
+    if (same) same.push(l);
+    else byRate.set(l.VatPercent, [l]);
+  }
   for (const [percent, lines] of byRate) {
     // Exact VAT in hundredths of an øre: integers, no binary fractions.
     const shares = lines.map((line, index) => {

@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Account } from '../auth/access';
-import { contentTag, noneMatch } from '../http/conditional';
+import { answeredNotModified, contentTag } from '../http/conditional';
 import { authErrors, problemResponses } from '../http/schemas';
 import { type LabelShipment, toLabelModels } from './model';
 import { renderPdf } from './pdf';
@@ -69,8 +69,8 @@ export const labelRoutes: FastifyPluginAsyncTypebox<LabelRoutesOptions> = async 
       const labels = toLabelModels(await loadLabelShipment(request.account, shipmentId));
       // The labels are a function of their facts: the tag is checked before anything is rendered.
       const etag = contentTag(JSON.stringify([format, labels]));
-      reply.header('cache-control', 'private, no-store').header('etag', etag);
-      if (noneMatch(request.headers['if-none-match'], etag)) return reply.code(304 as 200).send();
+      reply.header('cache-control', 'private, no-store');
+      if (answeredNotModified(request, reply, etag)) return reply;
       if (format === 'zpl') {
         return reply
           .type(ZPL_CONTENT_TYPE)

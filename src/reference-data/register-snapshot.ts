@@ -24,16 +24,24 @@ interface State {
   checking: boolean;
 }
 
-async function load(db: Db): Promise<{ map: RegisterSnapshot; digest: string }> {
-  const [digest, rows] = await Promise.all([registerDigest(db), allCodesWithTerminals(db)]);
-  return { map: new Map(rows.map((r) => [r.code, r.terminal])), digest };
+/** The codes, with the register's digest when it will be checked (`digest` then gives it). */
+async function load(
+  db: Db,
+  digest: Promise<string> | null,
+): Promise<{ map: RegisterSnapshot; digest: string }> {
+  const [known, rows] = await Promise.all([digest ?? '', allCodesWithTerminals(db)]);
+  return { map: new Map(rows.map((r) => [r.code, r.terminal])), digest: known };
 }
 
 function createSnapshot(db: Db) {
   const checked = sharedDatabase(db);
   let state: State | null = null;
   const fresh = (): State => {
-    const next: State = { codes: load(db), checkedAt: Date.now(), checking: false };
+    const next: State = {
+      codes: load(db, checked ? registerDigest(db) : null),
+      checkedAt: Date.now(),
+      checking: false,
+    };
     // A failed load is not kept: the next request tries again.
     next.codes.catch(() => {
       if (state === next) state = null;
@@ -44,8 +52,9 @@ function createSnapshot(db: Db) {
     current.checking = true;
     try {
       const { digest } = await current.codes;
-      if ((await registerDigest(db)) !== digest && state === current) {
-        const loaded = await load(db);
+      const now = await registerDigest(db);
+      if (now !== digest && state === current) {
+        const loaded = await load(db, Promise.resolve(now));
         if (state === current) current.codes = Promise.resolve(loaded);
       }
     } catch {

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { bearerCredential } from '../auth/plugin';
 import type { RequestLogService } from './service';
 
 declare module 'fastify' {
@@ -9,7 +10,6 @@ declare module 'fastify' {
   }
 }
 
-const BEARER = /^Bearer\s+(\S+)\s*$/i;
 const responsePayload = new WeakMap<FastifyRequest, unknown>();
 
 const header = (v: string | string[] | number | undefined) =>
@@ -40,7 +40,7 @@ export const requestLogPlugin = fp(async (app: FastifyInstance, opts: { requestL
         at: new Date(Date.now() - reply.elapsedTime),
         keyId: account.keyId,
         customerNrs: [...account.customerNrs],
-        credential: BEARER.exec(request.headers.authorization ?? '')?.[1],
+        credential: bearerCredential(request.headers.authorization),
         method: request.method,
         url: request.url,
         status: reply.statusCode,

@@ -87,11 +87,7 @@ export function createBookingStore(db: DbOrTx) {
       await db.execute(sql`with s as (insert into shipments (${shipment.columns})
                 select ${shipment.columns} from json_populate_record(null::shipments, ${shipment.json}::json)
                 returning id),
-        p as (insert into parcels (shipment_id, parcel_id, seq, weight_g, length_cm, height_cm, width_cm, volume_cm3)
-              select s.id, r.parcel_id, r.seq, r.weight_g, r.length_cm, r.height_cm, r.width_cm, r.volume_cm3
-                from s, json_to_recordset(${parcelsJson(list)}::json)
-                  as r(parcel_id text, seq int, weight_g int, length_cm int, height_cm int, width_cm int, volume_cm3 bigint)
-              returning 1),
+        p as (${parcelsInsert(sql`(select id from s)`, list)} returning 1),
         e as (${also})
         select (select count(*) from s) as s, (select count(*) from p) as p, (select count(*) from e) as e`);
     },
@@ -114,15 +110,17 @@ export function createBookingStore(db: DbOrTx) {
     async replaceParcels(shipmentId: string, list: ParcelValues[]): Promise<void> {
       await db.delete(parcels).where(eq(parcels.shipmentId, shipmentId));
       if (list.length === 0) return;
-      const payload = parcelsJson(list);
-      await db.execute(sql`
-        insert into parcels (shipment_id, parcel_id, seq, weight_g, length_cm, height_cm, width_cm, volume_cm3)
-        select ${shipmentId}, r.parcel_id, r.seq, r.weight_g, r.length_cm, r.height_cm, r.width_cm, r.volume_cm3
-        from json_to_recordset(${payload}::json)
-          as r(parcel_id text, seq int, weight_g int, length_cm int, height_cm int, width_cm int, volume_cm3 bigint)`);
+      await db.execute(parcelsInsert(sql`${shipmentId}`, list));
     },
   };
 }
+
+/** The insert of `list` as parcels of `shipmentId`: one set-based statement, whatever the count. */
+const parcelsInsert = (shipmentId: SQL, list: ParcelValues[]) => sql`
+  insert into parcels (shipment_id, parcel_id, seq, weight_g, length_cm, height_cm, width_cm, volume_cm3)
+  select ${shipmentId}, r.parcel_id, r.seq, r.weight_g, r.length_cm, r.height_cm, r.width_cm, r.volume_cm3
+    from json_to_recordset(${parcelsJson(list)}::json)
+      as r(parcel_id text, seq int, weight_g int, length_cm int, height_cm int, width_cm int, volume_cm3 bigint)`;
 
 /** Parcels as the JSON that `json_to_recordset` reads in one set-based insert. */
 function parcelsJson(list: ParcelValues[]): string {
