@@ -40,7 +40,7 @@ export interface ServerProcess {
 }
 
 /** Resident set size of a process in MB, from /proc (Linux). */
-export function rssMbOf(pid: number): number {
+function rssMbOf(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
   return kb / 1024;

@@ -82,6 +82,7 @@ const list = (v: string | undefined) =>
  */
 export function loadConfig(env: Env = process.env): Config {
   const production = blank(env.NODE_ENV) === 'production';
+  const requestLogFlag = blank(env.KOLLI_REQUEST_LOG);
   const candidate = {
     nodeEnv: blank(env.NODE_ENV) ?? 'development',
     port: int(env.PORT, 8080),
@@ -119,10 +120,7 @@ export function loadConfig(env: Env = process.env): Config {
         .filter(Boolean),
       bankAccount: (blank(env.KOLLI_SELLER_BANK_ACCOUNT) ?? '1234.56.78903').replace(/[. ]/g, ''),
     },
-    requestLog:
-      blank(env.KOLLI_REQUEST_LOG) === undefined
-        ? (blank(env.NODE_ENV) ?? 'development') !== 'production'
-        : blank(env.KOLLI_REQUEST_LOG) === '1',
+    requestLog: requestLogFlag === undefined ? !production : requestLogFlag === '1',
     requestLogRetentionHours: int(env.KOLLI_REQUEST_LOG_RETENTION_HOURS, 7 * 24),
     requestLogMaxPerKey: int(env.KOLLI_REQUEST_LOG_MAX_PER_KEY, 1000),
     requestLogBodyBytes: int(env.KOLLI_REQUEST_LOG_BODY_BYTES, 16 * 1024),

@@ -48,6 +48,8 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
   }
   let draining = false;
   const app = await buildApp({ config, database, services, draining: () => draining });
+  // Who holds a scheduled job's tick in the fleet (jobs/ticks.ts).
+  const holder = processName(`${config.host}:${config.port}`);
   // Webhook deliveries run in every server process unless KOLLI_WEBHOOK_WORKER=0 (then `npm run worker`).
   const worker = config.webhookWorker
     ? startWebhookWorker({
@@ -57,20 +59,10 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
       })
     : null;
   const invoicing = config.invoiceCron
-    ? scheduleInvoicing(
-        services.invoicing,
-        config.invoiceCron,
-        app.log,
-        undefined,
-        processName(`${config.host}:${config.port}`),
-      )
+    ? scheduleInvoicing(services.invoicing, config.invoiceCron, app.log, undefined, holder)
     : null;
   // Also when recording is off, so rows of an earlier setting age out.
-  const pruning = scheduleRequestLogPruning(
-    services.requestLog,
-    app.log,
-    processName(`${config.host}:${config.port}`),
-  );
+  const pruning = scheduleRequestLogPruning(services.requestLog, app.log, holder);
   closeWithGrace({ delay: config.shutdownDrainMs + 20_000 }, async ({ err, signal }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
     else app.log.info({ signal }, 'shutting down');

@@ -41,7 +41,7 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
 }
 
 /** The token endpoint's paths: Kolli's own and the original service's. */
-export const TOKEN_PATHS = ['/oauth/token', '/as/token.oauth2'] as const;
+const TOKEN_PATHS = ['/oauth/token', '/as/token.oauth2'] as const;
 
 /**
  * OAuth2 token endpoint (RFC 6749) for clients built for the original service's login.

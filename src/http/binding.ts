@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer';
+import { isPlainObject } from '../lib/objects';
 import { formatOslo } from '../lib/oslo-time';
 
 /**
@@ -75,9 +76,6 @@ function scalarBinder(schema: JsonSchema): Binder {
     return v;
   };
 }
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function acceptsNull(schema: JsonSchema): boolean {
   if (schema.type === 'null' || (Array.isArray(schema.type) && schema.type.includes('null'))) return true;

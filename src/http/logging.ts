@@ -1,8 +1,10 @@
 import { type FastifyReply, type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify';
 import pino from 'pino';
+import { isPlainObject } from '../lib/objects';
 import { serializeError } from './faults';
 
-const REDACTED = '[redacted]';
+/** What a redacted value reads as, in the log and in the request log (request-log/redact.ts). */
+export const REDACTED = '[redacted]';
 
 /** Names whose values never reach the log: credentials, secrets, keys, tokens. */
 const SECRET_NAMES = new Set([
@@ -15,12 +17,6 @@ const SECRET_NAMES = new Set([
   'Key',
   'access_token',
 ]);
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> => {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
-  const proto = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
-};
 
 /** `object` with the values of secret names replaced, without changing `object`; itself when it holds none. */
 function redactedLevel(object: Record<string, unknown>, depth: number): Record<string, unknown> {

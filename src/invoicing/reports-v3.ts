@@ -15,7 +15,7 @@ import { createInvoicingStore, type InvoiceRow, type InvoiceShipmentRow } from '
  * the invoice's KID, references, loading metres, pallet places, payer role and units. Read from the
  * same issued invoices as v1/v2, so all three reconcile to the øre.
  */
-export function v3Record(line: InvoiceShipmentRow, invoice: InvoiceRow) {
+function v3Record(line: InvoiceShipmentRow, invoice: InvoiceRow) {
   const f = line.facts;
   return {
     ...v2Record(line, invoice),

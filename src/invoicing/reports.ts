@@ -35,7 +35,7 @@ function interval(
   return { from: a ?? '', to: b ?? '' };
 }
 
-export function customerNrField(field: string, value: string | number | undefined, v: Violations): string {
+function customerNrField(field: string, value: string | number | undefined, v: Violations): string {
   const text = value === undefined ? '' : String(value).trim();
   v.check(field, /^\d{1,10}$/.test(text), `The ${field} field must be a customer number (1–10 digits).`);
   return text;

@@ -14,7 +14,7 @@ function findRoot(from: string): string {
   }
 }
 
-export const PROJECT_ROOT = findRoot(dirname(fileURLToPath(import.meta.url)));
+const PROJECT_ROOT = findRoot(dirname(fileURLToPath(import.meta.url)));
 
 /** A path inside the project, e.g. `projectPath('data')`. */
 export const projectPath = (...parts: string[]): string => join(PROJECT_ROOT, ...parts);

@@ -11,12 +11,12 @@ import { allCodesWithTerminals, registerDigest } from './store/postal-codes';
  * the fleet is seen within the interval. The embedded database has one process, so it is never
  * checked there: the digest would run on this process's event loop (PGlite is in-process) for nothing.
  */
-export const REGISTER_CHECK_MS = 10_000;
+const REGISTER_CHECK_MS = 10_000;
 
 /** Only processes sharing a PostgreSQL server can change the register behind this one's back. */
 const sharedDatabase = (db: Db) => (db as unknown as { $client?: unknown }).$client instanceof pg.Pool;
 
-export type RegisterSnapshot = ReadonlyMap<string, string | null>;
+type RegisterSnapshot = ReadonlyMap<string, string | null>;
 
 interface State {
   codes: Promise<{ map: RegisterSnapshot; digest: string }>;

@@ -22,7 +22,7 @@ const header = (v: string | string[] | number | undefined) =>
  */
 export const requestLogPlugin = fp(async (app: FastifyInstance, opts: { requestLog: RequestLogService }) => {
   const { requestLog } = opts;
-  app.addHook('onClose', async () => requestLog.close());
+  app.addHook('onClose', async () => requestLog.flush());
   requestLog.reportErrorsTo((err) => app.log.error({ err }, 'request log batch not written'));
   if (!requestLog.enabled) return;
 

@@ -3,9 +3,12 @@
  * (credentials, API key values, tokens, webhook secrets) must not reach the table at all.
  */
 
-export const REDACTED = '[redacted]';
+import { REDACTED } from '../http/logging';
 
-/** Property and query-parameter names whose values are secrets, whatever their case. */
+/**
+ * Property and query-parameter names whose values are secrets, whatever their case. Wider than the
+ * server log's exact names (`SECRET_NAMES` in http/logging.ts): stored bodies are the client's own.
+ */
 const SECRET_NAME = /^key$|secret|passw(or)?d|token|api[-_]?key|authorization|cookie/i;
 
 /** A bearer or basic credential written into a text value. */

@@ -72,8 +72,6 @@ export interface RequestLogDeps {
   db: Db;
   settings: RequestLogSettings;
   clock?: () => Date;
-  /** Told when a batch could not be written (the requests it held are dropped, never failed). */
-  onError?: (err: unknown) => void;
 }
 
 const entry = (r: RequestLogRow): RequestLogEntry => ({
@@ -104,7 +102,8 @@ export function createRequestLogService(deps: RequestLogDeps) {
   let pending: CapturedRequest[] = [];
   let timer: NodeJS.Timeout | null = null;
   let writing: Promise<void> = Promise.resolve();
-  let onError = deps.onError;
+  // Told when a batch could not be written (the requests it held are dropped, never failed).
+  let onError: ((err: unknown) => void) | undefined;
 
   /** Redaction and capping happen here, off the request's path, before anything is stored. */
   const toRow = (c: CapturedRequest): NewRequestLogRow => {
@@ -198,8 +197,6 @@ export function createRequestLogService(deps: RequestLogDeps) {
         return { aged, beyond };
       });
     },
-
-    close: flush,
   };
 }
 

@@ -7,7 +7,7 @@ import { expect } from 'vitest';
 import { buildTestApp, type TestContext } from '../helpers';
 
 /** Debian's Chromium (`apt-get install -y chromium`); the browser tests skip without it. */
-export const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) {
   console.warn(
@@ -16,7 +16,7 @@ if (!hasChromium) {
 }
 
 /** Where the tests save the screenshots docs/portal.md shows. */
-export const SHOTS = join(import.meta.dirname, '..', '..', 'docs', 'portal');
+const SHOTS = join(import.meta.dirname, '..', '..', 'docs', 'portal');
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
