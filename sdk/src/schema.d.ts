@@ -3693,6 +3693,9 @@ export interface operations {
                  *           "Length": 60,
                  *           "Width": 40,
                  *           "Height": 30
+                 *         },
+                 *         {
+                 *           "Weight": 4
                  *         }
                  *       ]
                  *     }
@@ -7958,6 +7961,18 @@ export interface operations {
                  *         "16"
                  *       ],
                  *       "SenderReference": "PO-4711",
+                 *       "RecipientEmail": "post@fjordfrakt.no",
+                 *       "Parcels": [
+                 *         {
+                 *           "Weight": 12.5,
+                 *           "Length": 60,
+                 *           "Width": 40,
+                 *           "Height": 30
+                 *         },
+                 *         {
+                 *           "Weight": 4
+                 *         }
+                 *       ],
                  *       "Addresses": [
                  *         {
                  *           "AddressTypeId": 1,
@@ -7972,15 +7987,6 @@ export interface operations {
                  *           "Address": "Bryggen 1",
                  *           "Zip": "5003",
                  *           "Place": "BERGEN"
-                 *         }
-                 *       ],
-                 *       "RecipientEmail": "post@fjordfrakt.no",
-                 *       "Parcels": [
-                 *         {
-                 *           "Weight": 12.5,
-                 *           "Length": 60,
-                 *           "Width": 40,
-                 *           "Height": 30
                  *         }
                  *       ]
                  *     }
@@ -8214,6 +8220,18 @@ export interface operations {
                  *         "16"
                  *       ],
                  *       "SenderReference": "PO-4711",
+                 *       "RecipientEmail": "post@fjordfrakt.no",
+                 *       "Parcels": [
+                 *         {
+                 *           "Weight": 12.5,
+                 *           "Length": 60,
+                 *           "Width": 40,
+                 *           "Height": 30
+                 *         },
+                 *         {
+                 *           "Weight": 4
+                 *         }
+                 *       ],
                  *       "Addresses": [
                  *         {
                  *           "AddressTypeId": 1,
@@ -8228,15 +8246,6 @@ export interface operations {
                  *           "Address": "Bryggen 1",
                  *           "Zip": "5003",
                  *           "Place": "BERGEN"
-                 *         }
-                 *       ],
-                 *       "RecipientEmail": "post@fjordfrakt.no",
-                 *       "Parcels": [
-                 *         {
-                 *           "Weight": 12.5,
-                 *           "Length": 60,
-                 *           "Width": 40,
-                 *           "Height": 30
                  *         }
                  *       ]
                  *     }

@@ -1,12 +1,14 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { osloBergenBooking } from '../../test/factories';
 import { bearer, buildTestApp, type TestContext } from '../../test/helpers';
 import { countRoundTrips } from '../../test/round-trips';
 
 // A 1-parcel Published booking is the hot write (CONTRACT §13, issue 18): its database round trips
 // are counted, not timed. The reference data, the customer, the key and the rate-limit grant come
-// from per-process caches once warm, so the steady state is: BEGIN, the serials, ONE statement for
-// shipment + parcels + outbox events, COMMIT; with an Idempotency-Key the claim and the stored answer.
+// from per-process caches once warm and the serials from the block in hand, so the steady state is:
+// BEGIN, ONE statement for shipment + parcels + outbox events, COMMIT; with an Idempotency-Key the
+// claim and the stored answer besides.
 
 const NOW = new Date('2026-11-23T09:00:00Z');
 let ctx: TestContext;
@@ -18,21 +20,9 @@ beforeAll(async () => {
 });
 afterAll(() => ctx.close());
 
-const onePublishedParcel = {
-  ShipmentStatus: 'Published',
-  CustomerId: '1000',
-  ProductCode: '43',
-  DeliveryType: 1,
-  PickupCompanyName: 'Demo Kunde AS',
-  PickupAddress: 'Karl Johans gate 1',
-  PickupZip: '0154',
-  PickupPlace: 'OSLO',
-  RecipientCompanyName: 'Fjord Frakt AS',
-  RecipientAddress: 'Bryggen 1',
-  RecipientZip: '5003',
-  RecipientPlace: 'BERGEN',
+const onePublishedParcel = osloBergenBooking({
   Parcels: [{ Weight: 12.5, Length: 60, Width: 40, Height: 30 }],
-};
+});
 
 let serial = 0;
 async function book(withKey: boolean) {

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { BOOKING_EXAMPLE } from '../http/openapi-examples';
 import { authErrors, problemResponses } from '../http/schemas';
 import { ValidationFailed } from '../lib/errors';
 import type { Idempotency } from './idempotency';
@@ -19,45 +20,39 @@ import { fromV2 } from './wire-v2';
 const ShipmentIdParam = Type.Object({ shipmentid: Type.String({ minLength: 1, maxLength: 35 }) });
 const tags = ['Booking'];
 
-const EXAMPLE = {
-  ShipmentStatus: 'Published',
-  CustomerId: '1000',
-  ProductCode: '43',
-  DeliveryType: 1,
-  Services: ['16'],
-  SenderReference: 'PO-4711',
-  PickupCompanyName: 'Demo Kunde AS',
-  PickupAddress: 'Karl Johans gate 1',
-  PickupZip: '0154',
-  PickupPlace: 'OSLO',
-  RecipientCompanyName: 'Fjord Frakt AS',
-  RecipientAddress: 'Bryggen 1',
-  RecipientZip: '5003',
-  RecipientPlace: 'BERGEN',
-  RecipientEmail: 'post@fjordfrakt.no',
-  Parcels: [{ Weight: 12.5, Length: 60, Width: 40, Height: 30 }],
-};
+// The booking of the document's examples (answers recorded from the server, http/openapi-examples.ts).
+const EXAMPLE = BOOKING_EXAMPLE;
 
 /** The same shipment in the v2 body: the address blocks as an `Addresses` list. */
+const {
+  PickupCompanyName,
+  PickupAddress,
+  PickupZip,
+  PickupPlace,
+  RecipientCompanyName,
+  RecipientAddress,
+  RecipientZip,
+  RecipientPlace,
+  ...EXAMPLE_COMMON
+} = EXAMPLE;
 const EXAMPLE_V2 = {
-  ShipmentStatus: 'Published',
-  CustomerId: '1000',
-  ProductCode: '43',
-  DeliveryType: 1,
-  Services: ['16'],
-  SenderReference: 'PO-4711',
+  ...EXAMPLE_COMMON,
   Addresses: [
     {
       AddressTypeId: 1,
-      CompanyName: 'Demo Kunde AS',
-      Address: 'Karl Johans gate 1',
-      Zip: '0154',
-      Place: 'OSLO',
+      CompanyName: PickupCompanyName,
+      Address: PickupAddress,
+      Zip: PickupZip,
+      Place: PickupPlace,
     },
-    { AddressTypeId: 2, CompanyName: 'Fjord Frakt AS', Address: 'Bryggen 1', Zip: '5003', Place: 'BERGEN' },
+    {
+      AddressTypeId: 2,
+      CompanyName: RecipientCompanyName,
+      Address: RecipientAddress,
+      Zip: RecipientZip,
+      Place: RecipientPlace,
+    },
   ],
-  RecipientEmail: 'post@fjordfrakt.no',
-  Parcels: [{ Weight: 12.5, Length: 60, Width: 40, Height: 30 }],
 };
 
 export const bookingRoutes: FastifyPluginAsyncTypebox<{

@@ -8,7 +8,8 @@ export interface OperationExamples {
   responses?: Record<string, unknown>;
 }
 
-const BOOKING = {
+/** The booking of the examples: also the booking routes' schema example (booking/routes.ts). */
+export const BOOKING_EXAMPLE = {
   ShipmentStatus: 'Published',
   CustomerId: '1000',
   ProductCode: '43',
@@ -39,7 +40,7 @@ const PRICE_REQUEST = {
 
 export const EXAMPLES: Record<string, OperationExamples> = {
   updateShipment: {
-    request: BOOKING,
+    request: BOOKING_EXAMPLE,
     responses: {
       201: {
         ShipmentId: '70900010000000010',

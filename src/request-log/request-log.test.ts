@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
+import { ADMIN_KEY, bearer, buildTestApp, json, logCapture, type TestContext } from '../../test/helpers';
 import type { RequestLogPage } from './service';
 
 const WEBHOOK_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -92,9 +92,11 @@ describe('recording and redaction', () => {
   });
 
   test('reading the log is not itself logged, and unauthenticated requests are not logged', async () => {
-    await ctx.app.inject({ url: '/v1/shipment/list', headers: bearer('not-a-key') });
+    const refused = await ctx.app.inject({ url: '/v1/shipment/list', headers: bearer('not-a-key') });
+    expect(refused.statusCode).toBe(401);
     const page = await log(ADMIN_KEY, '?Path=RequestLog');
     expect(page.Entries).toEqual([]);
+    expect((await log(ADMIN_KEY, '?Status=401')).Entries).toEqual([]);
   });
 });
 
@@ -155,8 +157,6 @@ describe('retention', () => {
       clock: () => now,
     });
     try {
-      const key = await app.keyFor({ customerNrs: ['1000'], scopes: ['shipments'] });
-      const other = await app.keyFor({ customerNrs: ['1000'], scopes: ['shipments'] });
       const capture = (at: Date, keyId: string, url: string) =>
         app.services.requestLog.record({
           at,
@@ -185,8 +185,6 @@ describe('retention', () => {
       expect(page.Entries.map((e) => e.Path)).toEqual(['/other', '/new/5', '/new/4', '/new/3']);
       now = new Date('2026-03-02T11:20:00Z');
       expect(await app.services.requestLog.prune()).toEqual({ aged: 3, beyond: 0 });
-      void key;
-      void other;
     } finally {
       await app.close();
     }
@@ -209,13 +207,16 @@ describe('settings and failures', () => {
   });
 
   test('a log that cannot be written never fails the request', async () => {
-    const app = await buildTestApp();
+    const serverLog = logCapture();
+    const app = await buildTestApp({ env: { LOG_LEVEL: 'error' }, logStream: serverLog.stream });
     try {
       const key = await app.keyFor({ customerNrs: ['1000'], scopes: ['webhooks'] });
       await app.database.db.execute(sql`drop table request_log`);
       const res = await app.app.inject({ url: '/v1/Webhooks', headers: bearer(key) });
       expect(res.statusCode).toBe(200);
       await expect(app.services.requestLog.flush()).resolves.toBeUndefined();
+      // The batch was tried, failed, and said so in the server's log.
+      expect(serverLog.text()).toContain('request log batch not written');
     } finally {
       await app.close();
     }
