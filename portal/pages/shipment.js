@@ -54,7 +54,7 @@ export async function shipmentPage(main, { session, params }) {
   }
   const first = parcels[0];
   const timeline = h('ol', { class: 'timeline', 'aria-label': 'Statushistorikk' });
-  const price = h('div', { class: 'panel' });
+  const price = h('div', { class: 'panel', 'data-testid': 'price' });
   const preview = h('div');
 
   async function drawTimeline() {
@@ -76,7 +76,7 @@ export async function shipmentPage(main, { session, params }) {
   }
 
   async function drawPrice() {
-    // The booked price is invoiced per shipment; before the invoice, today's price of the same facts.
+    // The invoiced amount, with its invoice, once invoiced.
     const report = await api('/v2/Invoice/GetInvoiceReport', {
       query: {
         Customernr: session.customerNr,
@@ -102,26 +102,15 @@ export async function shipmentPage(main, { session, params }) {
       );
       return;
     }
-    const weight = parcels.reduce((s, p) => s + (p.Weight ?? 0), 0);
-    const quote = await api('/v2/PriceCalculator', {
-      method: 'POST',
-      body: {
-        customer_nr: first.CustomerId,
-        sender_zip: first.Addresses.find((a) => a.AddressTypeId === 1)?.Zip,
-        receiver_zip: first.Addresses.find((a) => a.AddressTypeId === 2)?.Zip,
-        product_type: first.ProductCode,
-        weight: Math.ceil(weight),
-        service: first.Services?.map((s) => s.ServiceCode ?? s) ?? [],
-        pickup_date: first.PickupDate.slice(0, 10),
-      },
-    }).catch(() => null);
+    // Not invoiced yet: the booked price (frozen when published), or what it would cost if published now.
+    const booked = await api(`/v2/Shipment/${encodeURIComponent(id)}/price`).catch(() => null);
     price.replaceChildren(
       h('h2', {}, 'Pris'),
       h(
         'p',
         {},
-        quote
-          ? `${kr(quote.Total)} eks. mva (beregnet etter avtalen; ikke fakturert ennå)`
+        booked
+          ? `${kr(booked.Total)} eks. mva (${booked.Quote ? 'beregnet etter avtalen; ikke booket ennå' : 'booket pris; ikke fakturert ennå'})`
           : 'Ikke fakturert ennå.',
       ),
     );

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ADMIN_KEY, bearer } from '../helpers';
 import { expectAccessible, hasChromium, openPortal, type Portal, screenshot, signIn } from './browser';
@@ -46,6 +47,8 @@ describe.skipIf(!hasChromium)('portal: the shipper’s path', () => {
     await page.getByRole('heading', { name: /^Sending \d{17}$/ }).waitFor();
     const shipmentId =
       (await page.getByRole('heading', { level: 1 }).textContent())?.replace('Sending ', '') ?? '';
+    // Not invoiced yet: the price frozen when it was booked.
+    await expect.poll(() => page.getByTestId('price').textContent()).toMatch(/kr.*booket pris/);
 
     // The label: PDF downloaded, ZPL previewed.
     const [download] = await Promise.all([
@@ -54,7 +57,6 @@ describe.skipIf(!hasChromium)('portal: the shipper’s path', () => {
     ]);
     expect(download.suggestedFilename()).toBe(`kolli-${shipmentId}.pdf`);
     const pdfPath = await download.path();
-    const { readFileSync } = await import('node:fs');
     expect(readFileSync(pdfPath).subarray(0, 5).toString()).toBe('%PDF-');
     await page.getByRole('button', { name: 'Vis ZPL' }).click();
     expect(await page.getByTestId('zpl').textContent()).toMatch(/^\^XA/);
