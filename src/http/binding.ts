@@ -1,5 +1,4 @@
 import { isUtf8 } from 'node:buffer';
-import { isPlainObject } from '../lib/objects';
 import { formatOslo } from '../lib/oslo-time';
 
 /**
@@ -97,6 +96,13 @@ function itemSchema(schema: JsonSchema): JsonSchema | undefined {
   return undefined;
 }
 
+/**
+ * An object with named members: parsed JSON, or a parsed query string (whose objects have a
+ * prototype of their own: a check for plain objects, as the log's redaction makes, would refuse them).
+ */
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
 export function compileBinder(schema: JsonSchema | undefined): Binder {
   if (!schema || typeof schema !== 'object') return identity;
   const properties = declaredProperties(schema);
@@ -119,7 +125,7 @@ export function compileBinder(schema: JsonSchema | undefined): Binder {
     }),
   );
   return (value) => {
-    if (!isPlainObject(value)) return value;
+    if (!isRecord(value)) return value;
     const out: Record<string, unknown> = {};
     for (const key in value) {
       const v = value[key];

@@ -1,6 +1,5 @@
 import { type FastifyReply, type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify';
 import pino from 'pino';
-import { isPlainObject } from '../lib/objects';
 import { serializeError } from './faults';
 
 /** What a redacted value reads as, in the log and in the request log (request-log/redact.ts). */
@@ -17,6 +16,13 @@ const SECRET_NAMES = new Set([
   'Key',
   'access_token',
 ]);
+
+/** A plain object (a literal, parsed JSON): not an array, a request, a reply or an error. */
+const isPlainObject = (v: unknown): v is Record<string, unknown> => {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+};
 
 /** `object` with the values of secret names replaced, without changing `object`; itself when it holds none. */
 function redactedLevel(object: Record<string, unknown>, depth: number): Record<string, unknown> {

@@ -115,16 +115,8 @@ async function pdfPages(invoiceNr: number): Promise<string[]> {
         .replace(/\s+/g, ' '),
     );
   }
-  await settle();
   return pages;
 }
-
-/**
- * Rendering and parsing a PDF hold the event loop for a while; on a loaded machine the server's
- * overload guard (under-pressure, sampling each second) would answer the next request 503. Let it
- * take a fresh sample first.
- */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 1_200));
 
 const ore = (kr: number | string) => Math.round(Number(kr) * 100);
 
