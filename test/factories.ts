@@ -18,3 +18,15 @@ export const osloBergenBooking = (over: Record<string, unknown> = {}): Record<st
   Parcels: [{ Weight: 12.5 }],
   ...over,
 });
+
+/** The same pickup and recipient as `osloBergenBooking`, as the v2 body's `Addresses` list. */
+export const osloBergenAddresses = (): [Record<string, unknown>, Record<string, unknown>] => [
+  {
+    AddressTypeId: 1,
+    CompanyName: 'Demo Kunde AS',
+    Address: 'Karl Johans gate 1',
+    Zip: '0154',
+    Place: 'OSLO',
+  },
+  { AddressTypeId: 2, CompanyName: 'Fjord Frakt AS', Address: 'Bryggen 1', Zip: '5003', Place: 'BERGEN' },
+];

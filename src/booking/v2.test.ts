@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { osloBergenAddresses, osloBergenBooking } from '../../test/factories';
 import { bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
 import { outboxEvents } from '../events/tables';
 import { gsin, isGsin } from '../lib/gs1';
@@ -31,22 +32,8 @@ interface UpdateResult {
 }
 type ShipmentRecord = Record<string, unknown> & { Addresses: Address[]; ParcelId: string };
 
-const PICKUP: Address = {
-  AddressTypeId: 1,
-  CompanyName: 'Demo Kunde AS',
-  Address: 'Karl Johans gate 1',
-  Zip: '0154',
-  Place: 'OSLO',
-};
-const RECIPIENT: Address = {
-  AddressTypeId: 2,
-  CompanyName: 'Fjord Frakt AS',
-  FirstName: 'Åse',
-  LastName: 'Øvrebø',
-  Address: 'Bryggen 1',
-  Zip: '5003',
-  Place: 'BERGEN',
-};
+const [PICKUP, OSLO_BERGEN_RECIPIENT] = osloBergenAddresses() as [Address, Address];
+const RECIPIENT: Address = { ...OSLO_BERGEN_RECIPIENT, FirstName: 'Åse', LastName: 'Øvrebø' };
 
 /** A publishable v2 body from Oslo to Bergen. */
 const v2 = (over: Body = {}): Body => ({
@@ -64,28 +51,17 @@ const v2 = (over: Body = {}): Body => ({
 });
 
 /** The same shipment as a v1 body. */
-const v1 = (over: Body = {}): Body => ({
-  ShipmentStatus: 'Published',
-  CustomerId: '1000',
-  ProductCode: '43',
-  DeliveryType: 1,
-  Services: [],
-  SenderReference: 'PO-4711',
-  PickupCompanyName: 'Demo Kunde AS',
-  PickupAddress: 'Karl Johans gate 1',
-  PickupZip: '0154',
-  PickupPlace: 'OSLO',
-  PickupPhone: '+47 22 00 00 00',
-  RecipientCompanyName: 'Fjord Frakt AS',
-  RecipientFirstName: 'Åse',
-  RecipientLastName: 'Øvrebø',
-  RecipientAddress: 'Bryggen 1',
-  RecipientZip: '5003',
-  RecipientPlace: 'BERGEN',
-  RecipientEmail: 'post@fjordfrakt.no',
-  Parcels: [{ Weight: 12.5, Length: 60, Width: 40, Height: 30 }, { Weight: 3 }],
-  ...over,
-});
+const v1 = (over: Body = {}): Body =>
+  osloBergenBooking({
+    Services: [],
+    SenderReference: 'PO-4711',
+    PickupPhone: '+47 22 00 00 00',
+    RecipientFirstName: 'Åse',
+    RecipientLastName: 'Øvrebø',
+    RecipientEmail: 'post@fjordfrakt.no',
+    Parcels: [{ Weight: 12.5, Length: 60, Width: 40, Height: 30 }, { Weight: 3 }],
+    ...over,
+  });
 
 const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
   ctx.app.inject({ method: 'POST', url, headers: { ...bearer(key), ...headers }, payload: body as Body });

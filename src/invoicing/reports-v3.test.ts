@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { osloBergenAddresses } from '../../test/factories';
 import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
 import { isKid } from '../lib/kid';
 
@@ -45,22 +46,7 @@ beforeAll(async () => {
         ProductCode: '43',
         DeliveryType: 1,
         SenderReference: 'ORDER-2026-000123-XYZ',
-        Addresses: [
-          {
-            AddressTypeId: 1,
-            CompanyName: 'Demo Kunde AS',
-            Address: 'Karl Johans gate 1',
-            Zip: '0154',
-            Place: 'OSLO',
-          },
-          {
-            AddressTypeId: 2,
-            CompanyName: 'Fjord Frakt AS',
-            Address: 'Bryggen 1',
-            Zip: '5003',
-            Place: 'BERGEN',
-          },
-        ],
+        Addresses: osloBergenAddresses(),
         ...over,
       },
     });
