@@ -92,3 +92,21 @@ export async function startServer(
       }),
   };
 }
+
+/**
+ * Kolli as `npm start` runs it (the compiled build), logging at info and with a rate limit that never
+ * refuses, then this process pinned to the other core. BENCH_PROFILE=<dir>: the server writes a V8 CPU
+ * profile there when it stops (node --cpu-prof).
+ */
+export async function startKolli(env: Record<string, string | undefined>): Promise<ServerProcess> {
+  const profile = process.env.BENCH_PROFILE
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+    : [];
+  const server = await startServer(['node', ...profile, 'dist/server.js'], {
+    LOG_LEVEL: 'info',
+    KOLLI_RATE_LIMIT_PER_MINUTE: '100000000',
+    ...env,
+  });
+  await pinSelf(1);
+  return server;
+}

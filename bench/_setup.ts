@@ -30,5 +30,3 @@ export async function benchServer(scopes: Scope[]) {
   await app.ready();
   return { app, database, services, config, key: Key, kind: database.kind };
 }
-
-export { median, percentile } from './_stats';

@@ -14,9 +14,10 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
+import { osloBergenBooking } from '../test/factories';
 import { countRoundTrips } from '../test/round-trips';
 import { prepareBenchDatabase } from './_prepared';
-import { pinned, pinSelf, type ServerProcess, startServer } from './_process';
+import { pinned, type ServerProcess, startKolli } from './_process';
 import { median } from './_stats';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -26,37 +27,24 @@ if (!process.env.DATABASE_URL) throw new Error('bench/booking.ts needs DATABASE_
 
 execFileSync('node', ['scripts/ensure-build.mjs'], { stdio: 'inherit' });
 const prepared = await prepareBenchDatabase(process.env.DATABASE_URL, ['booking', 'shipments']);
-const shipment = (n: number) => ({
-  ShipmentStatus: 'Published',
-  CustomerId: '1000',
-  ProductCode: '43',
-  DeliveryType: 1,
-  SenderReference: `bench-${n}`,
-  PickupCompanyName: 'Bench AS',
-  PickupAddress: 'Karl Johans gate 1',
-  PickupZip: '0154',
-  PickupPlace: 'OSLO',
-  RecipientCompanyName: 'Mottaker AS',
-  RecipientAddress: 'Bryggen 1',
-  RecipientZip: '5003',
-  RecipientPlace: 'BERGEN',
-  Parcels: Array.from({ length: n }, (_, i) => ({ Weight: 1 + (i % 20), Length: 40, Width: 30, Height: 20 })),
-});
+const shipment = (n: number) =>
+  osloBergenBooking({
+    SenderReference: `bench-${n}`,
+    PickupCompanyName: 'Bench AS',
+    RecipientCompanyName: 'Mottaker AS',
+    Parcels: Array.from({ length: n }, (_, i) => ({
+      Weight: 1 + (i % 20),
+      Length: 40,
+      Width: 30,
+      Height: 20,
+    })),
+  });
 const headers = { authorization: `Bearer ${prepared.key}`, 'content-type': 'application/json' };
 
 let kolli: ServerProcess | null = null;
 let raw: ChildProcess | null = null;
 try {
-  // BENCH_PROFILE=<dir>: the server writes a V8 CPU profile there when it stops (node --cpu-prof).
-  const profile = process.env.BENCH_PROFILE
-    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
-    : [];
-  kolli = await startServer(['node', ...profile, 'dist/server.js'], {
-    ...prepared.env,
-    LOG_LEVEL: 'info',
-    KOLLI_RATE_LIMIT_PER_MINUTE: '100000000',
-  });
-  await pinSelf(1);
+  kolli = await startKolli(prepared.env);
   const base = `http://127.0.0.1:${kolli.port}/Shipment/Update`;
   const book = async (n: number) => {
     const started = performance.now();

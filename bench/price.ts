@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { prepareBenchDatabase } from './_prepared';
-import { pinSelf, type ServerProcess, startServer } from './_process';
+import { type ServerProcess, startKolli, startServer } from './_process';
 import { median } from './_stats';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -41,18 +41,12 @@ process.env.BENCH_ZIPS = zips.join(',');
 let kolli: ServerProcess | null = null;
 let bare: ServerProcess | null = null;
 try {
-  // BENCH_PROFILE=<dir>: the server writes a V8 CPU profile there when it stops (node --cpu-prof).
-  const profile = process.env.BENCH_PROFILE
-    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
-    : [];
-  kolli = await startServer(['node', ...profile, 'dist/server.js'], {
+  kolli = await startKolli({
     ...prepared.env,
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
     KOLLI_ANSWER_CACHE_MS: '0',
-    KOLLI_RATE_LIMIT_PER_MINUTE: '100000000',
     KOLLI_WEBHOOK_WORKER: '0',
   });
-  await pinSelf(1);
   const headers = { authorization: `Bearer ${prepared.key}` };
   const sample = `http://127.0.0.1:${kolli.port}/v3/Calculate/?Customernr=1000&SenderZip=0150&ReceiverZip=5003&Weight=25&VolumeD3=120&ProductCode=43&Services=16&Services=35`;
   const first = await fetch(sample, { headers });

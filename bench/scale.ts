@@ -4,7 +4,8 @@
 //   BENCH_LARGE=1000000 BENCH_REQUESTS=300 npm run bench -- scale
 import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
-import { benchServer, median, percentile } from './_setup';
+import { benchServer } from './_setup';
+import { median, percentile } from './_stats';
 
 const SMALL = 10_000;
 const LARGE = Number(process.env.BENCH_LARGE ?? 1_000_000);

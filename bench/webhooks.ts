@@ -11,7 +11,7 @@ import { emitEvents } from '../src/events/outbox';
 import { createDeliveryEngine } from '../src/webhooks/delivery';
 import { startReceiver } from '../src/webhooks/test-support';
 import { startWebhookWorker } from '../src/webhooks/worker';
-import { median } from './_setup';
+import { median } from './_stats';
 
 const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 100_000);
 const REGISTRATIONS = 2000;
