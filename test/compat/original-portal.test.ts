@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ADMIN_KEY, buildTestApp, type TestContext } from '../helpers';
+import { ADMIN_KEY, bearer, buildTestApp, type TestContext } from '../helpers';
 
 // CONTRACT §14: integrations written for the original service move to Kolli by changing the host.
 // Each request below is one the original's developer pages document (shared facts of the original,
@@ -230,7 +230,7 @@ describe('invoice reports, as both clients ask for them', () => {
     const res = await ctx.app.inject({
       method: 'POST',
       url: '/ops/scans',
-      headers: { authorization: `Bearer ${ops}` },
+      headers: bearer(ops),
       payload: {
         Events: parcels.flat().map((ParcelId, i) => ({
           EventId: `compat-${i}`,
@@ -245,7 +245,7 @@ describe('invoice reports, as both clients ask for them', () => {
     const run = await ctx.app.inject({
       method: 'POST',
       url: '/admin/invoicing/runs',
-      headers: { authorization: `Bearer ${ADMIN_KEY}` },
+      headers: bearer(ADMIN_KEY),
       payload: { ToDate: '2026-11-25' },
     });
     expect(run.statusCode, run.body).toBe(201);
