@@ -110,175 +110,173 @@ export function createShipmentWriter({
     { ifMatch, createOnly }: Pick<UpdateOptions, 'ifMatch' | 'createOnly'>,
     priced: PricedAhead | null,
   ): Promise<UpdateOutcome> {
-    {
-      const store = createBookingStore(tx);
-      const existing = body.ShipmentId ? await store.lockShipment(body.ShipmentId) : null;
-      if (existing && createOnly) {
-        throw new DomainError(
-          'conflict',
-          'shipment_exists',
-          `Shipment ${existing.id} already exists; /Shipment/Book only creates. Change it with /Shipment/Update or /v2/Shipment/Update.`,
-        );
+    const store = createBookingStore(tx);
+    const existing = body.ShipmentId ? await store.lockShipment(body.ShipmentId) : null;
+    if (existing && createOnly) {
+      throw new DomainError(
+        'conflict',
+        'shipment_exists',
+        `Shipment ${existing.id} already exists; /Shipment/Book only creates. Change it with /Shipment/Update or /v2/Shipment/Update.`,
+      );
+    }
+    if (existing) {
+      if (existing.customerNr !== body.CustomerId) {
+        // Not the caller's: said as a rule on ShipmentId, without telling whose it is.
+        v.add('ShipmentId', `ShipmentId ${existing.id} is already used by another customer.`);
+        v.throwIfAny();
       }
-      if (existing) {
-        if (existing.customerNr !== body.CustomerId) {
-          // Not the caller's: said as a rule on ShipmentId, without telling whose it is.
-          v.add('ShipmentId', `ShipmentId ${existing.id} is already used by another customer.`);
-          v.throwIfAny();
-        }
-        assertChangeable(existing);
-        if (ifMatch !== undefined && !matches(ifMatch, existing)) {
-          throw new DomainError(
-            'precondition_failed',
-            'etag_mismatch',
-            `Shipment ${existing.id} has changed since it was read (ETag ${etagOf(existing)}).`,
-          );
-        }
-        if (existing.isReturn && body.RecipientShallPay)
-          v.add('RecipientShallPay', 'RecipientShallPay is not allowed for returns.');
-      } else if (ifMatch !== undefined && ifMatch.trim() !== '*') {
-        // If-Match names a version of a shipment that does not exist.
+      assertChangeable(existing);
+      if (ifMatch !== undefined && !matches(ifMatch, existing)) {
         throw new DomainError(
           'precondition_failed',
           'etag_mismatch',
-          'If-Match was given, but the shipment does not exist yet.',
+          `Shipment ${existing.id} has changed since it was read (ETag ${etagOf(existing)}).`,
         );
       }
-      const shipmentId = existing?.id ?? body.ShipmentId ?? null;
-      const current = existing ? await store.parcelsOf(existing.id) : [];
-      const { merged, deleted, customerGivenNew } = mergeParcels(current, body.Parcels, v);
-      const used = await store.parcelIdsUsedElsewhere(customerGivenNew, shipmentId ?? '');
-      for (const p of merged) {
-        if (used.has(p.parcelId) && p.requestIndex !== null) {
-          v.add(
-            `Parcels[${p.requestIndex}].ParcelId`,
-            `ParcelId ${p.parcelId} is already used by another shipment.`,
-          );
-        }
-      }
-      const status = c.status ?? STATUS.Draft;
-      const cancelsAll = existing !== null && merged.length === 0 && deleted > 0 && v.empty;
-      if (!cancelsAll) {
-        v.check('Parcels', merged.length >= 1, 'A shipment must hold at least 1 parcel.');
-        v.check(
-          'Parcels',
-          merged.length <= 999,
-          `A shipment may hold at most 999 parcels; this update would leave ${merged.length}.`,
-        );
-        checkMeasures(merged, c.product, status >= STATUS.ReadyForPublish, v);
-      }
-      v.throwIfAny();
-      const product = c.product;
-      if (!product || c.deliveryType === null) throw new Error('validated request without product'); // unreachable
-
-      if (cancelsAll && existing) {
-        // Deleting every parcel of a shipment that is not booked cancels it.
-        await store.replaceParcels(existing.id, []);
-        await store.updateShipment(existing.id, { cancelledAt: clock(), version: existing.version + 1 });
-        await emitEvents(tx, [
-          {
-            type: 'shipment.cancelled',
-            customerNr: existing.customerNr,
-            shipmentId: existing.id,
-            parcelIds: current.map((p) => p.parcelId),
-            data: { ShipmentStatus: existing.status, Reason: 'All parcels deleted' },
-          },
-        ]);
-        return {
-          created: false,
-          result: {
-            ShipmentId: existing.id,
-            ShipmentStatus: existing.status,
-            ParcelIds: [],
-            ReturnShipmentId: null,
-          },
-          etag: etagOf({ id: existing.id, version: existing.version + 1 }),
-        };
-      }
-
-      const drawn = await serials.take(tx, shipmentId === null, merged.filter((p) => p.generated).length);
-      const id = shipmentId ?? gsin(prefix, drawn.shipment ?? 0n);
-      let next = 0;
-      for (const p of merged) if (p.generated) p.parcelId = sscc(prefix, drawn.parcels[next++] ?? 0n);
-      const parcels = merged.map(
-        (p): ParcelValues => ({
-          parcelId: p.parcelId,
-          seq: p.seq,
-          weightG: p.weightG,
-          lengthCm: p.lengthCm,
-          heightCm: p.heightCm,
-          widthCm: p.widthCm,
-          volumeCm3: p.volumeCm3,
-        }),
+      if (existing.isReturn && body.RecipientShallPay)
+        v.add('RecipientShallPay', 'RecipientShallPay is not allowed for returns.');
+    } else if (ifMatch !== undefined && ifMatch.trim() !== '*') {
+      // If-Match names a version of a shipment that does not exist.
+      throw new DomainError(
+        'precondition_failed',
+        'etag_mismatch',
+        'If-Match was given, but the shipment does not exist yet.',
       );
-
-      const publishing = status === STATUS.Published;
-      const window = (w: TimeWindow) => ({ from: w.From, to: w.To });
-      const pickupWindow = window(product.PickupWindow);
-      const deliveryWindow = window(product.DeliveryWindow);
-      const prices = publishing ? pricedFor(priced, parcels) : null;
-      const price = prices?.main ?? null;
-      const values = {
-        customerNr: body.CustomerId,
-        status,
-        productCode: product.ProductCode,
-        deliveryType: c.deliveryType,
-        services: c.services,
-        unitCode: c.unitCode,
-        commentToCarrier: body.CommentToCarrier?.trim() || null,
-        goodsDescription: body.GoodsDescription?.trim() || null,
-        senderReference: body.SenderReference?.trim() || null,
-        desiredDeliveryDate: c.desiredDelivery,
-        desiredPickupDate: c.desiredPickup,
-        recipientShallPay: body.RecipientShallPay ?? false,
-        recipientCustomerId: body.RecipientShallPay ? customerNrOf(body.RecipientCustomerId) : null,
-        payerCustomerId: customerNrOf(body.PayerCustomerId),
-        pickupPointId: body.PickupPointId ?? null,
-        shouldGenerateReturnShipment: body.ShouldGenerateReturnShipment ?? false,
-        pickupZip: c.addresses.Pickup.Zip,
-        addresses: c.addresses,
-        customs: c.customs,
-        pickupDate: publishing ? c.pickupDate : c.desiredPickup,
-        pickupWindowFrom: pickupWindow.from,
-        pickupWindowTo: pickupWindow.to,
-        deliveryDate: c.desiredDelivery ?? (publishing ? (c.plan?.EarliestDeliveryDate ?? null) : null),
-        deliveryWindowFrom: deliveryWindow.from,
-        deliveryWindowTo: deliveryWindow.to,
-        price,
-        publishedAt: publishing ? clock() : null,
-      };
-      const version = (existing?.version ?? 0) + 1;
-      const withReturn = publishing && values.shouldGenerateReturnShipment;
-      let returnShipment: { id: string; parcelIds: string[] } | null = null;
-      if (!existing && !withReturn) {
-        // The common case, a new shipment: the shipment, its parcels and its events in one statement.
-        await store.insertShipmentWithParcels(
-          { id, ...values, version },
-          parcels,
-          emitEventsStatement(eventsOf(existing, id, parcels, values, returnShipment)),
+    }
+    const shipmentId = existing?.id ?? body.ShipmentId ?? null;
+    const current = existing ? await store.parcelsOf(existing.id) : [];
+    const { merged, deleted, customerGivenNew } = mergeParcels(current, body.Parcels, v);
+    const used = await store.parcelIdsUsedElsewhere(customerGivenNew, shipmentId ?? '');
+    for (const p of merged) {
+      if (used.has(p.parcelId) && p.requestIndex !== null) {
+        v.add(
+          `Parcels[${p.requestIndex}].ParcelId`,
+          `ParcelId ${p.parcelId} is already used by another shipment.`,
         );
-      } else {
-        if (existing) await store.updateShipment(id, { ...values, version });
-        else await store.insertShipment({ id, ...values, version });
-        await store.replaceParcels(id, parcels);
-        const row = { ...(existing ?? ({} as ShipmentRow)), id, ...values, version } as ShipmentRow;
-        if (withReturn) {
-          returnShipment = await createReturnShipment(tx, store, row, parcels, prices?.back ?? null);
-          await store.updateShipment(id, { returnShipmentId: returnShipment.id });
-        }
-        await emitEvents(tx, eventsOf(existing, id, parcels, values, returnShipment));
       }
-      return {
-        created: !existing,
-        result: {
-          ShipmentId: id,
-          ShipmentStatus: status,
-          ParcelIds: parcels.map((p) => p.parcelId),
-          ReturnShipmentId: returnShipment?.id ?? existing?.returnShipmentId ?? null,
+    }
+    const status = c.status ?? STATUS.Draft;
+    const cancelsAll = existing !== null && merged.length === 0 && deleted > 0 && v.empty;
+    if (!cancelsAll) {
+      v.check('Parcels', merged.length >= 1, 'A shipment must hold at least 1 parcel.');
+      v.check(
+        'Parcels',
+        merged.length <= 999,
+        `A shipment may hold at most 999 parcels; this update would leave ${merged.length}.`,
+      );
+      checkMeasures(merged, c.product, status >= STATUS.ReadyForPublish, v);
+    }
+    v.throwIfAny();
+    const product = c.product;
+    if (!product || c.deliveryType === null) throw new Error('validated request without product'); // unreachable
+
+    if (cancelsAll && existing) {
+      // Deleting every parcel of a shipment that is not booked cancels it.
+      await store.replaceParcels(existing.id, []);
+      await store.updateShipment(existing.id, { cancelledAt: clock(), version: existing.version + 1 });
+      await emitEvents(tx, [
+        {
+          type: 'shipment.cancelled',
+          customerNr: existing.customerNr,
+          shipmentId: existing.id,
+          parcelIds: current.map((p) => p.parcelId),
+          data: { ShipmentStatus: existing.status, Reason: 'All parcels deleted' },
         },
-        etag: etagOf({ id, version }),
+      ]);
+      return {
+        created: false,
+        result: {
+          ShipmentId: existing.id,
+          ShipmentStatus: existing.status,
+          ParcelIds: [],
+          ReturnShipmentId: null,
+        },
+        etag: etagOf({ id: existing.id, version: existing.version + 1 }),
       };
     }
+
+    const drawn = await serials.take(tx, shipmentId === null, merged.filter((p) => p.generated).length);
+    const id = shipmentId ?? gsin(prefix, drawn.shipment ?? 0n);
+    let next = 0;
+    for (const p of merged) if (p.generated) p.parcelId = sscc(prefix, drawn.parcels[next++] ?? 0n);
+    const parcels = merged.map(
+      (p): ParcelValues => ({
+        parcelId: p.parcelId,
+        seq: p.seq,
+        weightG: p.weightG,
+        lengthCm: p.lengthCm,
+        heightCm: p.heightCm,
+        widthCm: p.widthCm,
+        volumeCm3: p.volumeCm3,
+      }),
+    );
+
+    const publishing = status === STATUS.Published;
+    const window = (w: TimeWindow) => ({ from: w.From, to: w.To });
+    const pickupWindow = window(product.PickupWindow);
+    const deliveryWindow = window(product.DeliveryWindow);
+    const prices = publishing ? pricedFor(priced, parcels) : null;
+    const price = prices?.main ?? null;
+    const values = {
+      customerNr: body.CustomerId,
+      status,
+      productCode: product.ProductCode,
+      deliveryType: c.deliveryType,
+      services: c.services,
+      unitCode: c.unitCode,
+      commentToCarrier: body.CommentToCarrier?.trim() || null,
+      goodsDescription: body.GoodsDescription?.trim() || null,
+      senderReference: body.SenderReference?.trim() || null,
+      desiredDeliveryDate: c.desiredDelivery,
+      desiredPickupDate: c.desiredPickup,
+      recipientShallPay: body.RecipientShallPay ?? false,
+      recipientCustomerId: body.RecipientShallPay ? customerNrOf(body.RecipientCustomerId) : null,
+      payerCustomerId: customerNrOf(body.PayerCustomerId),
+      pickupPointId: body.PickupPointId ?? null,
+      shouldGenerateReturnShipment: body.ShouldGenerateReturnShipment ?? false,
+      pickupZip: c.addresses.Pickup.Zip,
+      addresses: c.addresses,
+      customs: c.customs,
+      pickupDate: publishing ? c.pickupDate : c.desiredPickup,
+      pickupWindowFrom: pickupWindow.from,
+      pickupWindowTo: pickupWindow.to,
+      deliveryDate: c.desiredDelivery ?? (publishing ? (c.plan?.EarliestDeliveryDate ?? null) : null),
+      deliveryWindowFrom: deliveryWindow.from,
+      deliveryWindowTo: deliveryWindow.to,
+      price,
+      publishedAt: publishing ? clock() : null,
+    };
+    const version = (existing?.version ?? 0) + 1;
+    const withReturn = publishing && values.shouldGenerateReturnShipment;
+    let returnShipment: { id: string; parcelIds: string[] } | null = null;
+    if (!existing && !withReturn) {
+      // The common case, a new shipment: the shipment, its parcels and its events in one statement.
+      await store.insertShipmentWithParcels(
+        { id, ...values, version },
+        parcels,
+        emitEventsStatement(eventsOf(existing, id, parcels, values, returnShipment)),
+      );
+    } else {
+      if (existing) await store.updateShipment(id, { ...values, version });
+      else await store.insertShipment({ id, ...values, version });
+      await store.replaceParcels(id, parcels);
+      const row = { ...(existing ?? ({} as ShipmentRow)), id, ...values, version } as ShipmentRow;
+      if (withReturn) {
+        returnShipment = await createReturnShipment(tx, store, row, parcels, prices?.back ?? null);
+        await store.updateShipment(id, { returnShipmentId: returnShipment.id });
+      }
+      await emitEvents(tx, eventsOf(existing, id, parcels, values, returnShipment));
+    }
+    return {
+      created: !existing,
+      result: {
+        ShipmentId: id,
+        ShipmentStatus: status,
+        ParcelIds: parcels.map((p) => p.parcelId),
+        ReturnShipmentId: returnShipment?.id ?? existing?.returnShipmentId ?? null,
+      },
+      etag: etagOf({ id, version }),
+    };
   }
 
   /** The outbox events of a write: created or updated, published, and the return shipment's. */
@@ -297,53 +295,51 @@ export function createShipmentWriter({
   ): DomainEvent[] {
     const status = values.status;
     const publishing = status === STATUS.Published;
-    {
-      const parcelIds = parcels.map((p) => p.parcelId);
-      const data = {
-        ShipmentStatus: status,
-        ProductCode: values.productCode,
-        NumberOfParcels: parcels.length,
-      };
-      const events: DomainEvent[] = [
-        {
-          type: existing ? 'shipment.updated' : 'shipment.created',
-          customerNr: values.customerNr,
-          shipmentId: id,
-          parcelIds,
-          data,
+    const parcelIds = parcels.map((p) => p.parcelId);
+    const data = {
+      ShipmentStatus: status,
+      ProductCode: values.productCode,
+      NumberOfParcels: parcels.length,
+    };
+    const events: DomainEvent[] = [
+      {
+        type: existing ? 'shipment.updated' : 'shipment.created',
+        customerNr: values.customerNr,
+        shipmentId: id,
+        parcelIds,
+        data,
+      },
+    ];
+    if (publishing) {
+      events.push({
+        type: 'shipment.published',
+        customerNr: values.customerNr,
+        shipmentId: id,
+        parcelIds,
+        data: {
+          ...data,
+          PickupDate: values.pickupDate,
+          DeliveryDate: values.deliveryDate,
+          ReturnShipmentId: returnShipment?.id ?? null,
         },
-      ];
-      if (publishing) {
-        events.push({
-          type: 'shipment.published',
-          customerNr: values.customerNr,
-          shipmentId: id,
-          parcelIds,
-          data: {
-            ...data,
-            PickupDate: values.pickupDate,
-            DeliveryDate: values.deliveryDate,
-            ReturnShipmentId: returnShipment?.id ?? null,
-          },
-        });
-      }
-      if (returnShipment) {
-        events.push({
-          type: 'shipment.published',
-          customerNr: values.customerNr,
-          shipmentId: returnShipment.id,
-          parcelIds: returnShipment.parcelIds,
-          data: {
-            ShipmentStatus: STATUS.Published,
-            ProductCode: values.productCode,
-            NumberOfParcels: parcels.length,
-            IsReturn: true,
-            ReturnOf: id,
-          },
-        });
-      }
-      return events;
+      });
     }
+    if (returnShipment) {
+      events.push({
+        type: 'shipment.published',
+        customerNr: values.customerNr,
+        shipmentId: returnShipment.id,
+        parcelIds: returnShipment.parcelIds,
+        data: {
+          ShipmentStatus: STATUS.Published,
+          ProductCode: values.productCode,
+          NumberOfParcels: parcels.length,
+          IsReturn: true,
+          ReturnOf: id,
+        },
+      });
+    }
+    return events;
   }
 
   return {
