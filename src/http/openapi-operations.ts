@@ -65,8 +65,6 @@ const READ_SHIPMENT =
   'Reads a shipment back by its id: an array of shipment records, one per parcel. Unknown, cancelled and other customers’ shipments are 404.';
 const BOOK =
   'Books a shipment in one call (create and publish): the spec’s booking request, answered with the booked shipment.';
-const TOKEN =
-  'Issues an access token for OAuth client credentials (form-encoded `grant_type=client_credentials`, `client_id`, `client_secret`).';
 const INVOICE_REPORT_V3 =
   'Invoiced shipments of a payer in a pickup-date interval, with VAT per rate (version 3 record).';
 
@@ -82,10 +80,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   }),
 
   'POST /oauth/token': op('createAccessToken', 'Authentication', { success: 'The access token.' }),
-  'POST /as/token.oauth2': op('createOAuthToken', 'Authentication', {
-    description: TOKEN,
-    success: 'The access token.',
-  }),
+  'POST /as/token.oauth2': op('createOAuthToken', 'Authentication', { success: 'The access token.' }),
 
   'POST /Shipment/Update': op('updateShipment', 'Booking', {
     location: true,
