@@ -29,15 +29,19 @@ export function day(v) {
   return date.format(d);
 }
 
+// Made once: a table formats a moment per row.
+const wallDateTime = new Intl.DateTimeFormat('nb-NO', {
+  dateStyle: 'short',
+  timeStyle: 'medium',
+  timeZone: 'UTC',
+});
+const osloIsoDate = new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Oslo' });
+
 export function moment(v) {
   const d = toDate(v);
   if (!d) return '–';
   if (d.wall) {
-    return new Intl.DateTimeFormat('nb-NO', {
-      dateStyle: 'short',
-      timeStyle: 'medium',
-      timeZone: 'UTC',
-    }).format(d.wall);
+    return wallDateTime.format(d.wall);
   }
   return dateTime.format(d);
 }
@@ -45,5 +49,5 @@ export function moment(v) {
 /** Today in Oslo as YYYY-MM-DD. */
 export function today(offsetDays = 0) {
   const d = new Date(Date.now() + offsetDays * 86_400_000);
-  return new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Oslo' }).format(d);
+  return osloIsoDate.format(d);
 }

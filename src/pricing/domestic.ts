@@ -197,9 +197,8 @@ export function priceDomestic(req: DomesticRequest, ctx: DomesticContext): Resul
       'Give the parcel’s weight or its length, height and width.',
     );
     if (product.maxParcelWeightKg !== null && w > wholeKgToGrams(product.maxParcelWeightKg)) {
-      c.check(
+      c.add(
         parcelField(i, 'weight'),
-        false,
         `A parcel of product ${product.code} weighs at most ${product.maxParcelWeightKg} kg.`,
       );
     }

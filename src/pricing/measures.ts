@@ -75,12 +75,14 @@ export const MAX = {
 export class Collector {
   readonly errors: Errors = {};
   check(field: Field, ok: boolean, message: string): boolean {
-    if (!ok) {
-      const list = this.errors[field] ?? [];
-      if (!list.includes(message)) list.push(message);
-      this.errors[field] = list;
-    }
+    if (!ok) this.add(field, message);
     return ok;
+  }
+  /** A failed rule on `field` (its message written only when it fails). */
+  add(field: Field, message: string): void {
+    const list = this.errors[field] ?? [];
+    if (!list.includes(message)) list.push(message);
+    this.errors[field] = list;
   }
   get empty() {
     return Object.keys(this.errors).length === 0;
@@ -102,11 +104,11 @@ export function measure(
   if (value === undefined) return 0;
   // The messages are written only for a value that fails: a 999-parcel quote measures 5 000 values.
   if (!(Number.isFinite(value) && value >= 0)) {
-    c.check(field, false, `The ${label} must be a number of at least 0.`);
+    c.add(field, `The ${label} must be a number of at least 0.`);
     return 0;
   }
   if (value > max) {
-    c.check(field, false, `The ${label} must be at most ${shownMax}.`);
+    c.add(field, `The ${label} must be at most ${shownMax}.`);
     return 0;
   }
   return value;
