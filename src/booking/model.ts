@@ -22,6 +22,14 @@ export interface ShipmentAddresses {
   PickupPoint: AddressBlock | null;
 }
 
+/** The address types of the wire (CONTRACT §5): `AddressTypeId`, its block, and its name in messages. */
+export const ADDRESS_TYPES = [
+  { id: 1, block: 'Pickup', role: 'pickup' },
+  { id: 2, block: 'Recipient', role: 'recipient' },
+  { id: 3, block: 'Return', role: 'return' },
+  { id: 4, block: 'PickupPoint', role: 'pickup point' },
+] as const satisfies readonly { id: number; block: keyof ShipmentAddresses; role: string }[];
+
 export interface CustomsLine {
   CountryOfOrigin: string | null;
   GrossWeight: number | null;

@@ -1,7 +1,7 @@
 import type { CatalogRules } from '../catalog/service';
 import type { LabelShipment } from '../labels/model';
 import { cm3ToDm3OrNull, gramsToKgOrNull, loadingMetres } from '../lib/units';
-import type { AddressBlock } from './model';
+import { ADDRESS_TYPES, type AddressBlock } from './model';
 import type { ShipmentRecordT } from './schemas';
 import type { ParcelValues, ShipmentRow } from './store/shipments';
 
@@ -12,14 +12,7 @@ const dateTime = (date: string | null, time: string | null) =>
 
 export function recordsOf(row: ShipmentRow, parcels: ParcelValues[]): ShipmentRecordT[] {
   const a = row.addresses;
-  const addressList = (
-    [
-      [1, a.Pickup],
-      [2, a.Recipient],
-      [3, a.Return],
-      [4, a.PickupPoint],
-    ] as const
-  ).flatMap(([type, b]) =>
+  const addressList = ADDRESS_TYPES.map((t) => [t.id, a[t.block]] as const).flatMap(([type, b]) =>
     b
       ? [
           {

@@ -1,3 +1,4 @@
+import { ADDRESS_TYPES } from './model';
 import type { AddressV2T, ShipmentUpdate, ShipmentV2 } from './schemas';
 
 /**
@@ -7,11 +8,13 @@ import type { AddressV2T, ShipmentUpdate, ShipmentV2 } from './schemas';
  * (`RecipientZip`), are renamed back to the list element the client sent (`Addresses[1].Zip`).
  */
 
-type Prefix = 'Pickup' | 'Recipient' | 'Return' | 'PickupPoint';
+type Prefix = (typeof ADDRESS_TYPES)[number]['block'];
 
-/** `AddressTypeId` → the v1 block (CONTRACT §5: 1 pickup, 2 recipient, 3 return, 4 pickup point). */
-const PREFIX_OF_TYPE: Record<number, Prefix> = { 1: 'Pickup', 2: 'Recipient', 3: 'Return', 4: 'PickupPoint' };
-const ROLE_OF_TYPE: Record<number, string> = { 1: 'pickup', 2: 'recipient', 3: 'return', 4: 'pickup point' };
+/** `AddressTypeId` → the v1 block (its field prefix) and its name in messages (model.ts). */
+const PREFIX_OF_TYPE: Record<number, Prefix> = Object.fromEntries(ADDRESS_TYPES.map((t) => [t.id, t.block]));
+const ROLE_OF_TYPE: Record<number, string> = Object.fromEntries(ADDRESS_TYPES.map((t) => [t.id, t.role]));
+/** The longest prefix first: `PickupPointZip` is the pickup point's, not the pickup's. */
+const BY_PREFIX_LENGTH = [...ADDRESS_TYPES].sort((a, b) => b.block.length - a.block.length);
 
 const FIELDS = [
   'CompanyName',
@@ -114,16 +117,10 @@ export function fromV2(body: ShipmentV2): MappedV2 {
 
 /** `RecipientZip` → type 2, `Zip`; `PickupPointAddress` → type 4, `Address`; other names → null. */
 function v1AddressField(key: string): { type: number; field: string } | null {
-  // The longest prefix first: `PickupPointZip` is the pickup point's, not the pickup's.
-  for (const [type, prefix] of [
-    [4, 'PickupPoint'],
-    [1, 'Pickup'],
-    [2, 'Recipient'],
-    [3, 'Return'],
-  ] as const) {
-    if (!key.startsWith(prefix)) continue;
-    const field = key.slice(prefix.length);
-    if ((FIELDS as readonly string[]).includes(field)) return { type, field };
+  for (const { id, block } of BY_PREFIX_LENGTH) {
+    if (!key.startsWith(block)) continue;
+    const field = key.slice(block.length);
+    if ((FIELDS as readonly string[]).includes(field)) return { type: id, field };
   }
   return null;
 }
