@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { buildApp, createServices, type Services } from '../src/app';
 import type { Scope } from '../src/auth/access';
 import { type Config, loadConfig } from '../src/config';
@@ -125,4 +125,39 @@ export function logCapture() {
     },
   });
   return { stream, text: () => text };
+}
+
+/**
+ * The carrier scans `parcelIds` as picked up at `time` (the §2 form, Oslo time), through the ops API,
+ * with event ids `${idPrefix}-<i>`; every scan must be accepted.
+ */
+export async function pickUp(ctx: TestContext, parcelIds: readonly string[], time: string, idPrefix: string) {
+  const ops = await ctx.keyFor({ customerNrs: [], scopes: ['ops'] });
+  const res = await ctx.app.inject({
+    method: 'POST',
+    url: '/ops/scans',
+    headers: bearer(ops),
+    payload: {
+      Events: parcelIds.map((ParcelId, i) => ({
+        EventId: `${idPrefix}-${i}`,
+        ParcelId,
+        EventType: 'PickedUp',
+        Time: time,
+      })),
+    },
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  return res;
+}
+
+/** The administrator runs invoicing up to `toDate`; the run must be created. */
+export async function invoiceUpTo(ctx: TestContext, toDate: string) {
+  const res = await ctx.app.inject({
+    method: 'POST',
+    url: '/admin/invoicing/runs',
+    headers: bearer(ADMIN_KEY),
+    payload: { ToDate: toDate },
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  return res;
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { osloBergenBooking } from '../../test/factories';
-import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
+import { bearer, buildTestApp, invoiceUpTo, json, pickUp, type TestContext } from '../../test/helpers';
 
 // Issue 20: GET /v2/Shipment/{id}/price answers the frozen lines the invoice carries (to the øre),
 // a draft its current quote; shipment reads, labels and invoice reads answer ETag and 304.
@@ -86,29 +86,9 @@ describe('the booked price', () => {
 
   test('the invoice carries the same lines, to the øre', async () => {
     now = new Date('2026-11-23T12:00:00Z');
-    const ops = await ctx.keyFor({ customerNrs: [], scopes: ['ops'] });
-    const scans = await ctx.app.inject({
-      method: 'POST',
-      url: '/ops/scans',
-      headers: bearer(ops),
-      payload: {
-        Events: published.ParcelIds.map((p, i) => ({
-          EventId: `price-${i}`,
-          ParcelId: p,
-          EventType: 'PickedUp',
-          Time: '2026-11-23T13:00:00',
-        })),
-      },
-    });
-    expect(scans.statusCode, scans.body).toBe(200);
+    await pickUp(ctx, published.ParcelIds, '2026-11-23T13:00:00', 'price');
     now = new Date('2026-11-30T09:00:00Z');
-    const run = await ctx.app.inject({
-      method: 'POST',
-      url: '/admin/invoicing/runs',
-      headers: bearer(ADMIN_KEY),
-      payload: { ToDate: '2026-11-29' },
-    });
-    expect(run.statusCode, run.body).toBe(201);
+    await invoiceUpTo(ctx, '2026-11-29');
     const report = await get(
       '/v2/Invoice/GetInvoiceReport?Customernr=1000&Payer=S&FromPickupDate=2026-11-23&ToPickupDate=2026-11-23',
     );

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
+import { bearer, buildTestApp, invoiceUpTo, json, pickUp, type TestContext } from '../../test/helpers';
 import { EXAMPLES } from './openapi-examples';
 
 // Issue 20: the document's examples are real answers. On a fresh database with the shipped data and
@@ -46,29 +46,9 @@ test('a real booking, its price, a price answer and an invoice report', async ()
   );
 
   now = new Date('2026-11-23T12:00:00Z');
-  const ops = await ctx.keyFor({ customerNrs: [], scopes: ['ops'] });
-  const scans = await ctx.app.inject({
-    method: 'POST',
-    url: '/ops/scans',
-    headers: bearer(ops),
-    payload: {
-      Events: ParcelIds.map((ParcelId, i) => ({
-        EventId: `ex-${i}`,
-        ParcelId,
-        EventType: 'PickedUp',
-        Time: '2026-11-23T13:00:00',
-      })),
-    },
-  });
-  expect(scans.statusCode).toBe(200);
+  await pickUp(ctx, ParcelIds, '2026-11-23T13:00:00', 'ex');
   now = new Date('2026-11-30T09:00:00Z');
-  const run = await ctx.app.inject({
-    method: 'POST',
-    url: '/admin/invoicing/runs',
-    headers: bearer(ADMIN_KEY),
-    payload: { ToDate: '2026-11-29' },
-  });
-  expect(run.statusCode).toBe(201);
+  await invoiceUpTo(ctx, '2026-11-29');
   answers.getInvoiceReportV2 = json(
     await ctx.app.inject({
       url: '/v2/Invoice/GetInvoiceReport?Customernr=1000&Payer=S&FromPickupDate=2026-11-23&ToPickupDate=2026-11-23',

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { osloBergenAddresses } from '../../test/factories';
-import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
+import { bearer, buildTestApp, invoiceUpTo, json, type TestContext } from '../../test/helpers';
 import { isKid } from '../lib/kid';
 
 // The v3 invoice reports (CONTRACT §14): the v2 record plus eight fields, same access rules,
@@ -89,13 +89,7 @@ beforeAll(async () => {
     ).toBe(true);
   }
   now = new Date('2026-11-30T09:00:00Z');
-  const run = await ctx.app.inject({
-    method: 'POST',
-    url: '/admin/invoicing/runs',
-    headers: bearer(ADMIN_KEY),
-    payload: { ToDate: '2026-11-25' },
-  });
-  expect(run.statusCode, run.body).toBe(201);
+  const run = await invoiceUpTo(ctx, '2026-11-25');
   const [invoice] = json<{ Invoices: { InvoiceNr: number; Total: number }[] }>(run).Invoices;
   invoiceNr = invoice?.InvoiceNr ?? 0;
   invoiceTotal = invoice?.Total ?? 0;

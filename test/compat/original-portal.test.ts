@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ADMIN_KEY, bearer, buildTestApp, type TestContext } from '../helpers';
+import { buildTestApp, invoiceUpTo, pickUp, type TestContext } from '../helpers';
 
 // CONTRACT §14: integrations written for the original service move to Kolli by changing the host.
 // Each request below is one the original's developer pages document (shared facts of the original,
@@ -224,31 +224,10 @@ describe.each(['dotnet', 'javascript'] as const)('a %s client, with no change bu
 
 describe('invoice reports, as both clients ask for them', () => {
   beforeAll(async () => {
-    const ops = await ctx.keyFor({ customerNrs: [], scopes: ['ops'] });
     now = new Date('2026-11-24T12:00:00Z');
-    const parcels = Object.values(bookedParcels);
-    const res = await ctx.app.inject({
-      method: 'POST',
-      url: '/ops/scans',
-      headers: bearer(ops),
-      payload: {
-        Events: parcels.flat().map((ParcelId, i) => ({
-          EventId: `compat-${i}`,
-          ParcelId,
-          EventType: 'PickedUp',
-          Time: '2026-11-23T11:00:00',
-        })),
-      },
-    });
-    expect(res.statusCode, res.body).toBe(200);
+    await pickUp(ctx, Object.values(bookedParcels).flat(), '2026-11-23T11:00:00', 'compat');
     now = new Date('2026-11-30T09:00:00Z');
-    const run = await ctx.app.inject({
-      method: 'POST',
-      url: '/admin/invoicing/runs',
-      headers: bearer(ADMIN_KEY),
-      payload: { ToDate: '2026-11-25' },
-    });
-    expect(run.statusCode, run.body).toBe(201);
+    await invoiceUpTo(ctx, '2026-11-25');
   });
 
   test.each(['dotnet', 'javascript'] as const)(
