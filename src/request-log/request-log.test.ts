@@ -91,6 +91,12 @@ describe('recording and redaction', () => {
     expect(entry?.RequestBody).toContain('truncated');
   });
 
+  test('a Before beyond any id is a 400 naming it, not a database error', async () => {
+    const res = await ctx.app.inject({ url: '/v1/RequestLog?Before=2.9e257', headers: bearer(ADMIN_KEY) });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(Object.keys(json<{ errors: Record<string, string[]> }>(res).errors)).toEqual(['Before']);
+  });
+
   test('reading the log is not itself logged, and unauthenticated requests are not logged', async () => {
     const refused = await ctx.app.inject({ url: '/v1/shipment/list', headers: bearer('not-a-key') });
     expect(refused.statusCode).toBe(401);

@@ -15,7 +15,12 @@ const RequestLogQuery = Type.Object({
   ),
   Method: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3,7}$' })),
   Before: Type.Optional(
-    Type.Integer({ minimum: 1, description: 'Entries older than this Id (the previous page’s NextBefore).' }),
+    // Bounded: ids are exact integers, and a larger number would reach the database as out of range.
+    Type.Integer({
+      minimum: 1,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description: 'Entries older than this Id (the previous page’s NextBefore).',
+    }),
   ),
   Limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
 });
