@@ -49,11 +49,51 @@ function redactedLevel(object: Record<string, unknown>, depth: number): Record<s
 export const redactSecrets = (object: Record<string, unknown>) => redactedLevel(object, 2);
 
 /**
+ * The log's lines of one event-loop turn handed to `destination` as one write. Pino's destination
+ * (sonic-boom) measures the UTF-8 length of everything it holds on every write it buffers, so lines
+ * written one by one into a 4 KB batch cost more than building them (~10 µs of a 60 µs request);
+ * a turn's lines joined cost one such write. The turn's lines go to `destination` before anything
+ * else runs at exit (pino then writes what it holds), so a crash or a signal loses none of them.
+ */
+export function linesPerTurn(
+  destination: { write(chunk: string): unknown; flush?(cb: (err?: Error) => void): void },
+  onExit: Pick<NodeJS.Process, 'prependListener'> = process,
+) {
+  let lines: string[] = [];
+  let scheduled = false;
+  const hand = () => {
+    scheduled = false;
+    if (lines.length === 0) return;
+    const chunk = lines.length === 1 ? (lines[0] as string) : lines.join('');
+    lines = [];
+    destination.write(chunk);
+  };
+  onExit.prependListener('exit', hand);
+  return {
+    write(line: string): boolean {
+      lines.push(line);
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(hand);
+      }
+      return true;
+    },
+    /** Hands what this turn wrote so far on, and writes it (pino's `logger.flush(cb)`). */
+    flush(cb?: (err?: Error) => void): void {
+      hand();
+      if (destination.flush) destination.flush(cb ?? (() => {}));
+      else cb?.();
+    },
+  };
+}
+
+/**
  * The logger: JSON lines on stdout at `level`, redacted, errors without query parameters or stored
- * values (http/faults.ts). Lines are written in batches of 4 KB, and at least once a second, instead
- * of one write per line: on a busy server the write per line cost more than the line. Pino writes
- * what is left when the process exits (also after an uncaught error); only a SIGKILL can lose the
- * last second. `stream` replaces stdout (tests read the log).
+ * values (http/faults.ts). A turn's lines are one write into pino's destination, which writes in
+ * batches of 4 KB, and at least once a second, instead of one write per line: on a busy server the
+ * write per line cost more than the line. Pino writes what is left when the process exits (also
+ * after an uncaught error); only a SIGKILL can lose the last second. `stream` replaces stdout (tests
+ * read the log).
  */
 export function loggerOptions(level: string, stream?: NodeJS.WritableStream): FastifyServerOptions['logger'] {
   if (level === 'silent') return false;
@@ -61,7 +101,9 @@ export function loggerOptions(level: string, stream?: NodeJS.WritableStream): Fa
     level,
     formatters: { log: redactSecrets },
     serializers: { err: serializeError },
-    stream: stream ?? pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 1000 }),
+    stream:
+      stream ??
+      linesPerTurn(pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 1000 })),
   };
 }
 

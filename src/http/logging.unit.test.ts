@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { redactSecrets } from './logging';
+import { linesPerTurn, redactSecrets } from './logging';
 
 test('secret names are redacted at the top and two levels down in plain objects, without changing the object', () => {
   const logged = {
@@ -27,4 +27,47 @@ test('an object without secrets is passed through as is; objects that are not pl
   const err = Object.assign(new Error('x'), { secret: 'kept for serializeError to drop' });
   const clean = { job: 'invoice', tick: 3, err };
   expect(redactSecrets(clean)).toBe(clean);
+});
+
+/** Stands in for `process`: collects the exit listeners, so a test can run them. */
+const fakeProcess = () => {
+  const exits: (() => void)[] = [];
+  return { exits, process: { prependListener: (_event: string, fn: () => void) => exits.push(fn) } as never };
+};
+
+test('the lines of one event-loop turn reach the destination as one write, after the turn', async () => {
+  const writes: string[] = [];
+  const stream = linesPerTurn({ write: (chunk) => writes.push(chunk) }, fakeProcess().process);
+  stream.write('a\n');
+  stream.write('b\n');
+  expect(writes).toEqual([]);
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(writes).toEqual(['a\nb\n']);
+  stream.write('c\n');
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(writes).toEqual(['a\nb\n', 'c\n']);
+});
+
+test('a line written just before the process exits is handed on at exit, and flush(cb) writes through', () => {
+  const writes: string[] = [];
+  const { exits, process } = fakeProcess();
+  let flushed = 0;
+  const destination = {
+    write: (chunk: string) => writes.push(chunk),
+    flush: (cb: () => void) => {
+      flushed++;
+      cb();
+    },
+  };
+  const stream = linesPerTurn(destination, process);
+  stream.write('last\n');
+  for (const exit of exits) exit();
+  expect(writes).toEqual(['last\n']);
+  stream.write('more\n');
+  let called = false;
+  stream.flush(() => {
+    called = true;
+  });
+  expect(writes).toEqual(['last\n', 'more\n']);
+  expect([flushed, called]).toEqual([1, true]);
 });
