@@ -47,7 +47,7 @@ try {
   kolli = await startKolli(prepared.env);
   const base = `http://127.0.0.1:${kolli.port}/Shipment/Update`;
   const book = async (n: number) => {
-    // The body is the client's work: built before the clock starts, as the raw writer has its rows.
+    // The body is the client's work, not Kolli's: built before the clock starts.
     const body = JSON.stringify(shipment(n));
     const started = performance.now();
     const res = await fetch(base, { method: 'POST', headers, body });
