@@ -147,6 +147,7 @@ export async function pickUp(ctx: TestContext, parcelIds: readonly string[], tim
     },
   });
   expect(res.statusCode, res.body).toBe(200);
+  expect(res.body).not.toMatch(/rejected/);
   return res;
 }
 

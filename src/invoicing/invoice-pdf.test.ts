@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { osloBergenBooking } from '../../test/factories';
-import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
+import { ADMIN_KEY, bearer, buildTestApp, invoiceUpTo, json, pickUp, type TestContext } from '../../test/helpers';
 import { mulDivHalfUp } from '../lib/units';
 import { decimalText, nokText } from './format';
 import { invoiceShipments, invoices } from './tables';
@@ -17,7 +17,6 @@ import { invoiceShipments, invoices } from './tables';
 let now = new Date('2026-11-23T09:00:00Z');
 let ctx: TestContext;
 let key: string;
-let opsKey: string;
 let scanSeq = 0;
 
 beforeAll(async () => {
@@ -29,7 +28,6 @@ beforeAll(async () => {
     Address: { Address: 'Storgata 12', Address2: 'Bakgården', Zip: '0155', Place: 'OSLO', Country: 'NO' },
   });
   key = await ctx.keyFor({ customerNrs: ['1000'], scopes: ['booking', 'invoice'] });
-  opsKey = await ctx.keyFor({ customerNrs: [], scopes: ['ops'] });
 });
 afterAll(() => ctx.close());
 
@@ -48,21 +46,7 @@ async function bookAndPickUp(over: Record<string, unknown>, time: string): Promi
   });
   expect(res.statusCode, res.body).toBe(201);
   const booked = json<{ ShipmentId: string; ParcelIds: string[] }>(res);
-  const scans = await ctx.app.inject({
-    method: 'POST',
-    url: '/ops/scans',
-    headers: bearer(opsKey),
-    payload: {
-      Events: booked.ParcelIds.map((p) => ({
-        EventId: `pdf-${++scanSeq}`,
-        ParcelId: p,
-        EventType: 'PickedUp',
-        Time: time,
-      })),
-    },
-  });
-  expect(scans.statusCode, scans.body).toBe(200);
-  expect(scans.body).not.toMatch(/rejected/);
+  await pickUp(ctx, booked.ParcelIds, time, `pdf-${++scanSeq}`);
   return booked.ShipmentId;
 }
 
@@ -88,13 +72,7 @@ const toSweden = {
 };
 
 async function runTo(toDate: string): Promise<number> {
-  const res = await ctx.app.inject({
-    method: 'POST',
-    url: '/admin/invoicing/runs',
-    headers: bearer(ADMIN_KEY),
-    payload: { ToDate: toDate },
-  });
-  expect(res.statusCode, res.body).toBe(201);
+  const res = await invoiceUpTo(ctx, toDate);
   const [invoice] = json<{ Invoices: { InvoiceNr: number }[] }>(res).Invoices;
   if (!invoice) throw new Error('no invoice issued');
   return invoice.InvoiceNr;
