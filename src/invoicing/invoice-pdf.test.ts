@@ -3,7 +3,15 @@ import { sql } from 'drizzle-orm';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { osloBergenBooking } from '../../test/factories';
-import { ADMIN_KEY, bearer, buildTestApp, invoiceUpTo, json, pickUp, type TestContext } from '../../test/helpers';
+import {
+  ADMIN_KEY,
+  bearer,
+  buildTestApp,
+  invoiceUpTo,
+  json,
+  pickUp,
+  type TestContext,
+} from '../../test/helpers';
 import { mulDivHalfUp } from '../lib/units';
 import { decimalText, nokText } from './format';
 import { invoiceShipments, invoices } from './tables';
