@@ -27,7 +27,7 @@ import { conditionalGet } from './http/conditional';
 import { corsPlugin } from './http/cors';
 import { installErrorHandling } from './http/errors';
 import { installJsonBodyParser } from './http/json-body';
-import { AccessLog, loggerOptions } from './http/logging';
+import { loggingOptions } from './http/logging';
 import { metricsPlugin } from './http/metrics';
 import { swaggerOptions } from './http/openapi';
 import { sendProblem } from './http/problem';
@@ -202,9 +202,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database } = deps;
   const services = deps.services ?? createServices(database, config);
   const app = Fastify({
-    logger: loggerOptions(config.logLevel, deps.logStream),
-    // One access line per request instead of Fastify's two (http/logging.ts).
-    logController: new AccessLog(),
+    // One access line per request instead of Fastify's two, and a request's own logger only when it
+    // logs more (http/logging.ts).
+    ...loggingOptions(config.logLevel, deps.logStream),
     bodyLimit: config.bodyLimitBytes,
     requestTimeout: config.requestTimeoutMs,
     connectionTimeout: config.requestTimeoutMs,

@@ -46,3 +46,35 @@ test('every line of the server log goes through the redaction', () => {
   expect(line?.webhook).toEqual({ url: 'https://h.example/x', secret: '[redacted]' });
   expect(log.text()).not.toContain('WIRED-SECRET-5e1');
 });
+
+test('a line the request writes itself carries its request id too, and goes through the redaction', async () => {
+  const withRoute = await buildTestApp({
+    env: { LOG_LEVEL: 'info' },
+    logStream: log.stream,
+    extraRoutes: (app) =>
+      app.get('/test/logs-itself', { config: { public: true } }, async (request) => {
+        request.log.warn({ secret: 'LOGGED-SECRET-91' }, 'the route says something');
+        return { ok: true };
+      }),
+  });
+  try {
+    await withRoute.app.inject({
+      url: '/test/logs-itself',
+      headers: { 'x-request-id': 'access-log-test-2' },
+    });
+    const mine = lines().filter((l) => l.reqId === 'access-log-test-2');
+    expect(mine.map((l) => l.msg)).toEqual(['the route says something', 'request completed']);
+    expect(mine[0]).toMatchObject({ level: 40, secret: '[redacted]' });
+    expect(log.text()).not.toContain('LOGGED-SECRET-91');
+  } finally {
+    await withRoute.close();
+  }
+});
+
+test('a Host header with characters JSON must escape is logged as valid JSON, as sent', async () => {
+  const host = 'evil"host\\back\tslash';
+  await ctx.app.inject({ url: '/nowhere?q=%22', headers: { host, 'x-request-id': 'access-log-test-3' } });
+  const mine = lines().filter((l) => l.reqId === 'access-log-test-3');
+  expect(mine).toHaveLength(1);
+  expect(mine[0]).toMatchObject({ req: { url: '/nowhere?q=%22', host }, res: { statusCode: 404 } });
+});
