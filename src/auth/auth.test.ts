@@ -1,3 +1,4 @@
+import { Agent, request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
 import { createAuthService } from './service';
@@ -51,6 +52,53 @@ describe('401 without a valid credential', () => {
     expect(res.statusCode).toBe(204);
     expectPlain(await get('/v1/postalcodes/0150', bearer(Key)), 401);
   });
+});
+
+// Keep-alive clients send the same key on every request; the connection remembers what it resolved
+// to for a moment (auth/plugin.ts), and must not remember past a revocation or a change of key.
+describe('over one kept-alive connection', () => {
+  let agent: Agent;
+  let base: string;
+  beforeAll(async () => {
+    base = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+    agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  });
+  afterAll(() => agent.destroy());
+
+  /** A GET on the shared connection: its status, and whether it went over an earlier request's socket. */
+  const send = (path: string, headers: Record<string, string> = {}) =>
+    new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
+      const req = request(`${base}${path}`, { agent, headers }, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+
+  test('a key revoked on this instance is refused at once on the connection that used it', async () => {
+    const { Id, Key } = await ctx.services.auth.createKey({
+      name: 'kept alive',
+      customerNrs: ['1000'],
+      scopes: ['price'],
+    });
+    await send('/v1/postalcodes/0150', bearer(Key));
+    expect(await send('/v1/postalcodes/0150', bearer(Key))).toEqual({ status: 200, reused: true });
+    await ctx.services.auth.revokeKey(Id);
+    expect(await send('/v1/postalcodes/0150', bearer(Key))).toEqual({ status: 401, reused: true });
+  });
+
+  test('each request is judged by the key it sends, not by the one before it', async () => {
+    const pricing = await ctx.keyFor({ scopes: ['price'] });
+    const labels = await ctx.keyFor({ scopes: ['labels'] });
+    const price = '/v3/Calculate/?Customernr=1000&SenderZip=0150&ReceiverZip=5003&Weight=2&ProductCode=43';
+    await send(price, bearer(pricing));
+    expect(await send(price, bearer(pricing))).toEqual({ status: 200, reused: true });
+    expect(await send(price, bearer(labels))).toEqual({ status: 403, reused: true });
+    expect(await send(price)).toEqual({ status: 401, reused: true });
+    expect(await send(price, bearer('kolli_not-a-real-key'))).toEqual({ status: 401, reused: true });
+    expect(await send(price, bearer(pricing))).toEqual({ status: 200, reused: true });
+  });
 
   test('a key revoked through another instance stops working within 5 seconds', async () => {
     const { Id, Key: key } = await ctx.services.auth.createKey({
@@ -58,17 +106,17 @@ describe('401 without a valid credential', () => {
       customerNrs: ['1000'],
       scopes: ['price'],
     });
-    expect((await get('/v1/postalcodes/0150', bearer(key))).statusCode).toBe(200);
+    expect((await send('/v1/postalcodes/0150', bearer(key))).status).toBe(200);
     // A second service on the same database stands for another instance with its own cache.
     const other = createAuthService({ db: ctx.database.db, config: ctx.config });
     await other.revokeKey(Id);
     const started = Date.now();
-    let status = 200;
-    while (status === 200 && Date.now() - started < 6000) {
-      status = (await get('/v1/postalcodes/0150', bearer(key))).statusCode;
-      if (status === 200) await new Promise((r) => setTimeout(r, 250));
+    let answer = { status: 200, reused: true };
+    while (answer.status === 200 && Date.now() - started < 6000) {
+      answer = await send('/v1/postalcodes/0150', bearer(key));
+      if (answer.status === 200) await new Promise((r) => setTimeout(r, 100));
     }
-    expect(status).toBe(401);
+    expect(answer).toEqual({ status: 401, reused: true });
     expect(Date.now() - started).toBeLessThan(5000);
   });
 });

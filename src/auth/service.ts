@@ -58,6 +58,8 @@ export function createAuthService(deps: { db: Db; config: Config }) {
   const byHash = new LRUCache<string, Account | 'none'>({ max: 10_000, ttl: KEY_CACHE_MS });
   const byId = new LRUCache<string, boolean>({ max: 10_000, ttl: KEY_CACHE_MS });
   let secret: Promise<Uint8Array> | undefined;
+  /** Counts revocations through this process, so what was cached before one is not trusted after it. */
+  let revocations = 0;
   const adminKeyHash = deps.config.adminKey ? hashKey(deps.config.adminKey) : null;
 
   /** The admin key's account, or what the cache knows of a key hash (`undefined`: ask the database). */
@@ -148,7 +150,11 @@ export function createAuthService(deps: { db: Db; config: Config }) {
       if (!(await store.revokeKey(id))) throw notFound(`API key ${id}`);
       byHash.clear();
       byId.delete(id);
+      revocations++;
     },
+
+    /** Changes with every revocation through this process: a memo of an account made before is stale. */
+    revision: () => revocations,
 
     countKeys: () => store.countKeys(),
 
