@@ -1,5 +1,6 @@
 import { type Account, assertCanActFor } from '../auth/access';
 import { Violations } from '../lib/errors';
+import { andThen, type MaybePromise } from '../lib/maybe-promise';
 import { dm3ToCm3OrUndefined, kgToGramsOrUndefined, toDecimal } from '../lib/units';
 import type { CostLine, DomesticQuote, ParcelField } from './engine';
 import { createEuropeCalculator } from './europe';
@@ -160,7 +161,8 @@ function wireErrors(errors: QuoteErrors, names: Names, v: Violations): void {
 const decimal = toDecimal;
 
 export function createCalculator(pricing: PricingService) {
-  async function domestic(account: Account, input: DomesticInput, names: Names): Promise<DomesticQuote> {
+  /** A domestic quote, at once when the caches hold its context; a validation error names the caller's fields. */
+  function domestic(account: Account, input: DomesticInput, names: Names): MaybePromise<DomesticQuote> {
     assertCanActFor(account, input.customerNr);
     const v = new Violations();
 
@@ -231,7 +233,7 @@ export function createCalculator(pricing: PricingService) {
       );
     }
 
-    const result = await pricing.quote({
+    const quoted = pricing.quote({
       kind: 'domestic',
       customerNr: input.customerNr,
       payerCustomerNr: payer,
@@ -254,14 +256,16 @@ export function createCalculator(pricing: PricingService) {
         widthCm: p.width,
       })),
     });
-    if (result.ok === false) {
-      // The engine's own "no measure" rule repeats the one reported above under the field names.
-      const { request: _alreadyReported, ...errors } = result.errors;
-      wireErrors(v.has(names.weight) ? errors : result.errors, names, v);
-    }
-    v.throwIfAny();
-    if (result.ok !== true || result.kind !== 'domestic') throw new Error('a domestic quote was expected');
-    return result.quote;
+    return andThen(quoted, (result) => {
+      if (result.ok === false) {
+        // The engine's own "no measure" rule repeats the one reported above under the field names.
+        const { request: _alreadyReported, ...errors } = result.errors;
+        wireErrors(v.has(names.weight) ? errors : result.errors, names, v);
+      }
+      v.throwIfAny();
+      if (result.ok !== true || result.kind !== 'domestic') throw new Error('a domestic quote was expected');
+      return result.quote;
+    });
   }
 
   const freightView = (q: DomesticQuote) => ({
@@ -275,9 +279,8 @@ export function createCalculator(pricing: PricingService) {
 
   return {
     /** `POST /v2/PriceCalculator` and `GET /v2/PriceCalculator`. */
-    async v2(account: Account, request: PriceRequestV2): Promise<PriceResultV2> {
-      const q = await domestic(account, fromV2(request), V2_NAMES);
-      return {
+    v2(account: Account, request: PriceRequestV2): MaybePromise<PriceResultV2> {
+      return andThen(domestic(account, fromV2(request), V2_NAMES), (q) => ({
         Freight: freightView(q),
         Services: q.serviceLines.map((l) => ({
           ServiceDescription: l.description,
@@ -285,13 +288,12 @@ export function createCalculator(pricing: PricingService) {
           CostTypeCode: l.code,
         })),
         Total: decimal(q.total),
-      };
+      }));
     },
 
     /** `GET /v3/Calculate/`. */
-    async v3(account: Account, request: PriceRequestV3): Promise<PriceResultV3> {
-      const q = await domestic(account, fromV3(request), V3_NAMES);
-      return {
+    v3(account: Account, request: PriceRequestV3): MaybePromise<PriceResultV3> {
+      return andThen(domestic(account, fromV3(request), V3_NAMES), (q) => ({
         Freight: freightView(q),
         Services: q.serviceLines.map((l) => ({
           ServiceName: l.description,
@@ -299,7 +301,7 @@ export function createCalculator(pricing: PricingService) {
           ServiceCost: decimal(l.amount),
         })),
         Total: decimal(q.total),
-      };
+      }));
     },
 
     /** `GET /v2/europe/price`. */

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { CatalogRules } from '../catalog/service';
+import type { MaybePromise } from '../lib/maybe-promise';
 import { percentToBasisPoints } from '../lib/units';
 import { osloDateTime } from '../schedule/calendar';
 import type { CompiledTariff } from './compiled-tariff';
@@ -31,7 +32,7 @@ const MISS_TTL_MS = 1000;
 /** What pricing reads of other domains (their services, never their tables). */
 export interface LookupDeps {
   clock?: () => Date;
-  catalog: { rules(): Promise<CatalogRules> };
+  catalog: { rules(): MaybePromise<CatalogRules> };
   /** A code's serving terminal, or null when the code is not in the register (from its in-memory snapshot). */
   postalCodes: { terminalOf(code: string): Promise<{ terminal: string | null } | null> };
   customers: {
@@ -174,25 +175,19 @@ export function createResolver(
     return cache.fetch(key, { allowStale: !miss });
   }
 
-  /** Everything a domestic quote needs besides the measures: tariff, product, agreement, terminals. */
-  async function resolveDomestic(
+  /** Everything a domestic quote needs besides the measures, from what the caches hold. */
+  function domesticContext(
     req: Pick<
       DomesticQuoteRequest,
       'customerNr' | 'payerCustomerNr' | 'productCode' | 'fromZip' | 'toZip' | 'pickupDate'
     >,
-  ): Promise<Resolved<DomesticContext>> {
+    versions: Version<CompiledTariff>[],
+    payerEntry: { customer: CustomerFacts | null } | undefined,
+    from: { terminal: string | null; known: boolean } | undefined,
+    to: { terminal: string | null; known: boolean } | undefined,
+    rules: CatalogRules,
+  ): Resolved<DomesticContext> {
     const errors: QuoteErrors = {};
-    // Warm caches answer synchronously; only the catalogue's (always a promise) is awaited then.
-    const inputs = [
-      tariffs.all(),
-      lookup(customers, req.payerCustomerNr),
-      lookup(terminals, req.fromZip),
-      lookup(terminals, req.toZip),
-    ] as const;
-    const [versions, payerEntry, from, to] = inputs.some((x) => x instanceof Promise)
-      ? await Promise.all(inputs)
-      : (inputs as unknown as Awaited<ReturnType<typeof Promise.all<typeof inputs>>>);
-    const rules = await deps.catalog.rules();
     const tariff = tariffIn(versions, req.pickupDate);
     const payer = payerEntry?.customer ?? null;
     const facts = catalogFacts(rules);
@@ -227,6 +222,33 @@ export function createResolver(
         toTerminal: to.terminal,
       },
     };
+  }
+
+  /**
+   * Everything a domestic quote needs besides the measures: tariff, product, agreement, terminals.
+   * At once when the caches hold them all (nearly always), else once they are loaded.
+   */
+  function resolveDomestic(
+    req: Pick<
+      DomesticQuoteRequest,
+      'customerNr' | 'payerCustomerNr' | 'productCode' | 'fromZip' | 'toZip' | 'pickupDate'
+    >,
+  ): MaybePromise<Resolved<DomesticContext>> {
+    const versions = tariffs.all();
+    const payer = lookup(customers, req.payerCustomerNr);
+    const from = lookup(terminals, req.fromZip);
+    const to = lookup(terminals, req.toZip);
+    const rules = deps.catalog.rules();
+    if (
+      versions instanceof Promise ||
+      payer instanceof Promise ||
+      from instanceof Promise ||
+      to instanceof Promise ||
+      rules instanceof Promise
+    ) {
+      return Promise.all([versions, payer, from, to, rules]).then((ready) => domesticContext(req, ...ready));
+    }
+    return domesticContext(req, versions, payer, from, to, rules);
   }
 
   /** Everything an international quote needs besides the shipment: tariff, product, discount, rate. */

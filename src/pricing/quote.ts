@@ -1,3 +1,4 @@
+import { andThen, type MaybePromise } from '../lib/maybe-promise';
 import {
   type DomesticContext,
   type DomesticQuote,
@@ -77,7 +78,7 @@ export interface Resolver {
       DomesticQuoteRequest,
       'customerNr' | 'payerCustomerNr' | 'productCode' | 'fromZip' | 'toZip' | 'pickupDate'
     >,
-  ): Promise<Resolved<DomesticContext>>;
+  ): MaybePromise<Resolved<DomesticContext>>;
   resolveInternational(
     req: Pick<InternationalQuoteRequest, 'payerCustomerNr' | 'productCode' | 'pickupDate' | 'currency'>,
   ): Promise<Resolved<InternationalContext>>;
@@ -126,36 +127,43 @@ export function createQuote({ resolveDomestic, resolveInternational }: Resolver)
    * returns a synchronous quote for that context. Booking prepares before its transaction and
    * prices inside it, so no lookup runs while the transaction holds the (PGlite) connection.
    */
-  async function prepare(req: QuoteRequest): Promise<Resolved<(measures: QuoteRequest) => QuoteResult>> {
+  function prepare(req: QuoteRequest): MaybePromise<Resolved<(measures: QuoteRequest) => QuoteResult>> {
     if (req.kind === 'domestic') {
-      const resolved = await resolveDomestic(req);
+      return andThen(resolveDomestic(req), (resolved) => {
+        if (!resolved.ok) return resolved;
+        return {
+          ok: true,
+          ctx: (m: QuoteRequest) => {
+            if (m.kind !== 'domestic') throw new Error('a domestic request was prepared');
+            return quoteDomesticWith(resolved.ctx, m);
+          },
+        };
+      });
+    }
+    return andThen(resolveInternational(req), (resolved) => {
       if (!resolved.ok) return resolved;
       return {
         ok: true,
-        ctx: (m) => {
-          if (m.kind !== 'domestic') throw new Error('a domestic request was prepared');
-          return quoteDomesticWith(resolved.ctx, m);
+        ctx: (m: QuoteRequest) => {
+          if (m.kind !== 'international') throw new Error('an international request was prepared');
+          return quoteInternationalWith(resolved.ctx, m);
         },
       };
-    }
-    const resolved = await resolveInternational(req);
-    if (!resolved.ok) return resolved;
-    return {
-      ok: true,
-      ctx: (m) => {
-        if (m.kind !== 'international') throw new Error('an international request was prepared');
-        return quoteInternationalWith(resolved.ctx, m);
-      },
-    };
+    });
   }
 
   /**
    * The one price function: the calculators and booking all price through it, so a booked shipment
-   * costs what the calculator quoted for the same inputs (CONTRACT §6).
+   * costs what the calculator quoted for the same inputs (CONTRACT §6). At once when the caches hold
+   * the request's context.
    */
-  async function quote(req: QuoteRequest): Promise<QuoteResult> {
-    const prepared = await prepare(req);
-    return prepared.ok ? prepared.ctx(req) : prepared;
+  function quote(req: QuoteRequest): MaybePromise<QuoteResult> {
+    if (req.kind === 'domestic') {
+      return andThen(resolveDomestic(req), (resolved) =>
+        resolved.ok ? quoteDomesticWith(resolved.ctx, req) : resolved,
+      );
+    }
+    return andThen(prepare(req), (prepared) => (prepared.ok ? prepared.ctx(req) : prepared));
   }
 
   return { prepare, quote };

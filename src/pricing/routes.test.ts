@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
+import { createCalculator } from './calculator';
 import type { TariffDocument } from './tariff';
 
 /**
@@ -249,6 +250,23 @@ describe('GET /v3/Calculate/', () => {
       const res = await v3({ Weight: 5, ProductCode: 'ZZ', ReceiverZip: '0000', PickupDate: 'soon' });
       expect(Object.keys(errorsOf(res)).sort()).toEqual(['PickupDate', 'ProductCode', 'ReceiverZip']);
     });
+  });
+
+  test('a price whose context the caches hold is computed at once, not through a promise', async () => {
+    const account = await ctx.services.auth.authenticate(key);
+    if (!account) throw new Error('the test key does not authenticate');
+    const calculator = createCalculator(ctx.services.pricing);
+    const query = {
+      Customernr: '2000',
+      SenderZip: '0150',
+      ReceiverZip: '5003',
+      Weight: 25,
+      ProductCode: '43',
+    };
+    const first = await calculator.v3(account, query);
+    const again = calculator.v3(account, query);
+    expect(again).not.toBeInstanceOf(Promise);
+    expect(again).toEqual(first);
   });
 
   test('an unknown customer is a 400; once created it prices within a second', async () => {

@@ -29,6 +29,8 @@ export const pricingRoutes: FastifyPluginAsyncTypebox<{ pricing: PricingService 
 ) => {
   const calculator = createCalculator(pricing);
   const price = { scope: 'price' as const };
+  // The domestic price handlers are not async: a price whose context is in the caches is answered
+  // at once, a promise only when a cache must load (lib/maybe-promise.ts).
   // The GET prices are pure functions of the URL, the key and the data in force (http/answer-cache.ts).
   const priceQuery = { ...price, answerCache: true };
   const admin = { scope: 'admin' as const };
@@ -52,7 +54,7 @@ export const pricingRoutes: FastifyPluginAsyncTypebox<{ pricing: PricingService 
         body: PriceRequestV2Schema,
       },
     },
-    async (request) => calculator.v2(request.account, request.body),
+    (request) => calculator.v2(request.account, request.body),
   );
 
   app.get(
@@ -67,7 +69,7 @@ export const pricingRoutes: FastifyPluginAsyncTypebox<{ pricing: PricingService 
         querystring: PriceRequestV2Schema,
       },
     },
-    async (request) => calculator.v2(request.account, request.query),
+    (request) => calculator.v2(request.account, request.query),
   );
 
   app.get(
@@ -83,7 +85,7 @@ export const pricingRoutes: FastifyPluginAsyncTypebox<{ pricing: PricingService 
         response: { 200: PriceResultV3Schema, ...problemResponses(400), ...authErrors },
       },
     },
-    async (request) => calculator.v3(request.account, request.query),
+    (request) => calculator.v3(request.account, request.query),
   );
 
   app.get(

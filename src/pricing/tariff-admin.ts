@@ -4,6 +4,7 @@ import { Value } from 'typebox/value';
 import type { CatalogRules } from '../catalog/service';
 import type { Db } from '../db/client';
 import { DomainError, notFound, ValidationFailed } from '../lib/errors';
+import type { MaybePromise } from '../lib/maybe-promise';
 import { formatOslo } from '../lib/oslo-time';
 import { DATA_DIR } from '../reference-data/files';
 import { loadWhenChanged } from '../reference-data/terminals-loads';
@@ -68,7 +69,7 @@ const rateSummary = (v: Version<CompiledRates>): ExchangeRateSummary => ({
 /** What administration works on: the database, the catalogue (service codes) and the two caches. */
 export interface AdminDeps {
   db: Db;
-  catalog: { rules(): Promise<CatalogRules> };
+  catalog: { rules(): MaybePromise<CatalogRules> };
   tariffs: VersionCache<CompiledTariff>;
   rates: VersionCache<CompiledRates>;
 }
