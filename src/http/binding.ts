@@ -190,6 +190,9 @@ export function compileQueryBinder(schema: JsonSchema | undefined): Binder {
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** Every character `textProblem` may object to; text without any (nearly all) needs no closer look. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is one of the characters looked for.
+const SUSPECT = /[\u0000\uD800-\uDFFF\uFFFD]/;
 
 /**
  * Why a string cannot be stored as text, or null when it can: PostgreSQL refuses NUL in text, and a
@@ -198,6 +201,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * not UTF-8 in the raw body.
  */
 function textProblem(s: string, replaced: boolean): string | null {
+  if (!SUSPECT.test(s)) return null;
   if (s.includes('\u0000')) return 'must not contain NUL characters';
   if (LONE_SURROGATE.test(s)) return 'must not contain an unpaired UTF-16 surrogate';
   if (replaced && s.includes('\ufffd')) return 'must be valid UTF-8 text';
@@ -205,7 +209,7 @@ function textProblem(s: string, replaced: boolean): string | null {
 }
 
 /** True when any string (or property name) in the value has a `textProblem`; no allocation. */
-function holdsBadText(value: unknown, replaced: boolean): boolean {
+export function holdsBadText(value: unknown, replaced: boolean): boolean {
   if (typeof value === 'string') return textProblem(value, replaced) !== null;
   if (Array.isArray(value)) {
     for (const v of value) if (holdsBadText(v, replaced)) return true;
@@ -263,14 +267,20 @@ const decodeName = (raw: string) => {
   }
 };
 
+/** False when the URL's query holds no percent-escape, so no parameter can be undecodable. */
+export const mayHoldNonUtf8Query = (url: string): boolean => {
+  const q = url.indexOf('?');
+  return q >= 0 && url.indexOf('%', q) >= 0;
+};
+
 /**
  * The names of query parameters whose percent-escaped name or value is not UTF-8. The query parser
  * keeps such a value as its raw escapes, which would then pass for ASCII text; this reads the raw
  * query string instead, so a literal `%E9` sent as `%25E9` is not mistaken for one.
  */
 export function queryNamesNotUtf8(url: string): string[] {
+  if (!mayHoldNonUtf8Query(url)) return [];
   const q = url.indexOf('?');
-  if (q < 0 || url.indexOf('%', q) < 0) return [];
   const names: string[] = [];
   for (const pair of url.slice(q + 1).split('&')) {
     if (!percentEscapesNotUtf8(pair)) continue;

@@ -1,6 +1,13 @@
 import type { FastifyError, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { ValidationFailed } from '../lib/errors';
-import { badTextFields, compileBinder, compileQueryBinder, queryNamesNotUtf8 } from './binding';
+import {
+  badTextFields,
+  compileBinder,
+  compileQueryBinder,
+  holdsBadText,
+  mayHoldNonUtf8Query,
+  queryNamesNotUtf8,
+} from './binding';
 import { bodyWasInvalidUtf8 } from './json-body';
 import { sendProblem } from './problem';
 import { asList } from './route-hooks';
@@ -21,11 +28,21 @@ export function bindRouteInput(route: RouteOptions): void {
   const hook = (request: Input, _reply: unknown, done: (err?: Error) => void) => {
     if (schema?.body) request.body = bindBody(request.body);
     if (schema?.querystring) request.query = bindQuery(request.query);
+    const url = request.raw.url ?? '';
+    const replaced = bodyWasInvalidUtf8(request as unknown as FastifyRequest);
+    // Nearly every request is clean: it is told so without building a list.
+    if (
+      !holdsBadText(request.body, replaced) &&
+      !holdsBadText(request.query, false) &&
+      !holdsBadText(request.params, false) &&
+      !mayHoldNonUtf8Query(url)
+    )
+      return done();
     const bad = [
-      ...badTextFields(request.body, bodyWasInvalidUtf8(request as unknown as FastifyRequest)),
+      ...badTextFields(request.body, replaced),
       ...badTextFields(request.query),
       ...badTextFields(request.params),
-      ...queryNamesNotUtf8(request.raw.url ?? '').map((name): [string, string] => {
+      ...queryNamesNotUtf8(url).map((name): [string, string] => {
         // The name as the route declares it, when it declares it (case-insensitively).
         const declared = Object.keys(bindQuery({ [name]: '' }) as object)[0] ?? name;
         return [declared, `The ${declared} field must be valid UTF-8 text.`];
