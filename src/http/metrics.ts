@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { bookingsTotal, invoicingRunSeconds } from '../lib/domain-metrics';
 import { OPERATIONS, operationKey } from './openapi-operations';
 
@@ -77,6 +77,42 @@ export class RequestHistogram {
       values.push({ metricName: `${this.name}_sum`, labels: s.labels, value: s.sum });
       values.push({ metricName: `${this.name}_count`, labels: s.labels, value: s.count });
     }
+    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
+  }
+
+  reset(): void {
+    this.series.clear();
+  }
+}
+
+/**
+ * `kolli_price_requests_total` by operation and status, rendered like prom-client's `Counter`: one
+ * value per series found by a plain key, for the same reason as `RequestHistogram` (prom-client's
+ * `inc` validates and hashes the label set on every call, also through `labels()`).
+ */
+export class PriceRequestCounter {
+  readonly name = 'kolli_price_requests_total';
+  readonly help = 'Price requests by operation and status.';
+  readonly type = 'counter' as const;
+  readonly aggregator = 'sum' as const;
+  private readonly series = new Map<
+    string,
+    { labels: { operation: string; status_code: string }; value: number }
+  >();
+
+  inc(operation: string, status: number): void {
+    const key = `${status} ${operation}`;
+    const s = this.series.get(key);
+    if (s) s.value += 1;
+    else this.series.set(key, { labels: { operation, status_code: String(status) }, value: 1 });
+  }
+
+  get() {
+    const values: Sample[] = [...this.series.values()].map((s) => ({
+      metricName: this.name,
+      labels: s.labels,
+      value: s.value,
+    }));
     return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
   }
 
@@ -165,12 +201,8 @@ export const metricsPlugin = fp(async (app: FastifyInstance, options: MetricsOpt
   registry.registerMetric(duration as never);
   registry.registerMetric(bookingsTotal);
   registry.registerMetric(invoicingRunSeconds);
-  const priceRequests = new Counter({
-    name: 'kolli_price_requests_total',
-    help: 'Price requests by operation and status.',
-    labelNames: ['operation', 'status_code'] as const,
-    registers: [registry],
-  });
+  const priceRequests = new PriceRequestCounter();
+  registry.registerMetric(priceRequests as never);
   if (options.sources) domainGauges(registry, options.sources, app);
 
   // The price operations, found by their tag in the operations table once per route.
@@ -182,10 +214,10 @@ export const metricsPlugin = fp(async (app: FastifyInstance, options: MetricsOpt
 
   app.addHook('onResponse', (request, reply, done) => {
     // The route pattern, not the URL, keeps the label set small (`/v2/Shipment/:shipmentid`).
-    const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
-    duration.observe(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
-    const price = request.is404 ? undefined : request.routeOptions.config.priceOperation;
-    if (price) priceRequests.inc({ operation: price, status_code: String(reply.statusCode) });
+    const route = request.is404 ? undefined : request.routeOptions;
+    duration.observe(request.method, route?.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    const price = route?.config.priceOperation;
+    if (price) priceRequests.inc(price, reply.statusCode);
     done();
   });
 

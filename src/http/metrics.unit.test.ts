@@ -1,7 +1,7 @@
 import Fastify from 'fastify';
-import { Registry } from 'prom-client';
+import { Counter, Registry } from 'prom-client';
 import { expect, test } from 'vitest';
-import { metricsPlugin, RequestHistogram } from './metrics';
+import { metricsPlugin, PriceRequestCounter, RequestHistogram } from './metrics';
 
 test('the request histogram renders as a Prometheus histogram: cumulative buckets, +Inf, sum, count', async () => {
   const app = Fastify();
@@ -54,4 +54,32 @@ test('buckets are cumulative and bounded by their upper limit: known durations l
   expect(bucket('+Inf')).toBe(5);
   expect(text).toMatch(/_sum\{[^}]*\} 7\.037$/m);
   expect(text).toMatch(/_count\{[^}]*\} 5$/m);
+});
+
+test('the price request counter renders exactly as a prom-client counter with the same labels', async () => {
+  const ours = new PriceRequestCounter();
+  const theirs = new Counter({
+    name: 'kolli_price_requests_total',
+    help: 'Price requests by operation and status.',
+    labelNames: ['operation', 'status_code'],
+    registers: [],
+  });
+  for (const [operation, status] of [
+    ['getPriceV3', 200],
+    ['getPriceV3', 200],
+    ['getPriceV3', 400],
+    ['calculatePriceV2', 200],
+  ] as const) {
+    ours.inc(operation, status);
+    theirs.inc({ operation, status_code: String(status) });
+  }
+  const render = async (metric: unknown) => {
+    const registry = new Registry();
+    registry.registerMetric(metric as never);
+    return registry.metrics();
+  };
+  expect(await render(ours)).toBe(await render(theirs));
+  expect(await render(ours)).toContain(
+    'kolli_price_requests_total{operation="getPriceV3",status_code="200"} 2',
+  );
 });
