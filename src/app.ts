@@ -1,11 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import underPressure from '@fastify/under-pressure';
 import scalar from '@scalar/fastify-api-reference';
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { HelmetOptions } from 'helmet';
 import { adminRoutes } from './admin/routes';
 import { authPlugin } from './auth/plugin';
 import { tokenRoutes } from './auth/routes';
@@ -32,9 +30,10 @@ import { metricsPlugin } from './http/metrics';
 import { swaggerOptions } from './http/openapi';
 import { sendProblem } from './http/problem';
 import { rateLimitPlugin } from './http/rate-limit';
+import { requestId } from './http/request-id';
 import { bindRouteInput, frameworkErrors } from './http/route-input';
 import { ProblemSchema } from './http/schemas';
-import { securityHeaders } from './http/security-headers';
+import { API_HEADERS, PAGE_HEADERS } from './http/security-headers';
 import { bodyAjv, textAjv } from './http/validation';
 import { invoicingRoutes } from './invoicing/routes';
 import { createInvoicingService, type InvoicingService } from './invoicing/service';
@@ -170,34 +169,6 @@ export interface AppDeps {
   logStream?: NodeJS.WritableStream;
 }
 
-/**
- * Helmet for JSON answers: a policy that loads nothing and cannot be framed, HSTS, no sniffing,
- * same-site resources; the headers that only mean something to an HTML document are left out.
- */
-const API_SECURITY: HelmetOptions = {
-  contentSecurityPolicy: {
-    useDefaults: false,
-    directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
-  },
-  crossOriginResourcePolicy: { policy: 'same-site' },
-  xFrameOptions: { action: 'deny' },
-  crossOriginOpenerPolicy: false,
-  originAgentCluster: false,
-  referrerPolicy: false,
-  xDnsPrefetchControl: false,
-  xDownloadOptions: false,
-  xPermittedCrossDomainPolicies: false,
-  xXssProtection: false,
-};
-
-/** Helmet's defaults for the docs page, without a CSP: the page runs Scalar's inline bootstrap. */
-const PAGE_SECURITY: HelmetOptions = {
-  contentSecurityPolicy: false,
-  crossOriginResourcePolicy: { policy: 'same-site' },
-};
-
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database } = deps;
   const services = deps.services ?? createServices(database, config);
@@ -213,11 +184,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
-    // Accept the caller's X-Request-Id when it is sane, so traces join up across services.
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-    },
+    genReqId: requestId,
     ajv: { customOptions: { allErrors: true } },
     // A path that is not UTF-8 (a percent-escaped surrogate) as a problem naming its parameter.
     frameworkErrors,
@@ -232,11 +199,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Security headers (helmet's, computed once) and the request id, on every answer. API answers get
   // the set OWASP recommends for REST services; the HTML-only headers go to the docs page alone.
-  const apiHeaders = { ...securityHeaders(API_SECURITY), 'cache-control': 'no-store' };
-  const pageHeaders = securityHeaders(PAGE_SECURITY);
   app.addHook('onRequest', (request, reply, done) => {
     reply
-      .headers(request.routeOptions.config.page ? pageHeaders : apiHeaders)
+      .headers(request.routeOptions.config.page ? PAGE_HEADERS : API_HEADERS)
       .header('x-request-id', request.id);
     done();
   });

@@ -30,3 +30,38 @@ export function securityHeaders(options: Readonly<HelmetOptions>): Readonly<Reco
   if (failed) throw failed;
   return Object.freeze(headers);
 }
+
+/**
+ * Helmet for JSON answers: a policy that loads nothing and cannot be framed, HSTS, no sniffing,
+ * same-site resources; the headers that only mean something to an HTML document are left out.
+ */
+const API_SECURITY: HelmetOptions = {
+  contentSecurityPolicy: {
+    useDefaults: false,
+    directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+  },
+  crossOriginResourcePolicy: { policy: 'same-site' },
+  xFrameOptions: { action: 'deny' },
+  crossOriginOpenerPolicy: false,
+  originAgentCluster: false,
+  referrerPolicy: false,
+  xDnsPrefetchControl: false,
+  xDownloadOptions: false,
+  xPermittedCrossDomainPolicies: false,
+  xXssProtection: false,
+};
+
+/** Helmet's defaults for the docs page, without a CSP: the page runs Scalar's inline bootstrap. */
+const PAGE_SECURITY: HelmetOptions = {
+  contentSecurityPolicy: false,
+  crossOriginResourcePolicy: { policy: 'same-site' },
+};
+
+/** The headers of every API answer: the API set, and no caching of answers that carry a caller's data. */
+export const API_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  ...securityHeaders(API_SECURITY),
+  'cache-control': 'no-store',
+});
+
+/** The headers of the HTML pages (the API reference, the portal). */
+export const PAGE_HEADERS = securityHeaders(PAGE_SECURITY);
