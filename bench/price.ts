@@ -40,6 +40,7 @@ process.env.BENCH_ZIPS = zips.join(',');
 
 let kolli: ServerProcess | null = null;
 let bare: ServerProcess | null = null;
+let ceiling: ServerProcess | null = null;
 try {
   kolli = await startKolli({
     ...prepared.env,
@@ -56,6 +57,17 @@ try {
   writeFileSync(bodyFile, body);
   bare = await startServer(['node', fileURLToPath(new URL('./_bare.mjs', import.meta.url)), bodyFile], {});
   const bareBody = await (await fetch(`http://127.0.0.1:${bare.port}/bare`)).text();
+  // The ceiling shares the database, which only PostgreSQL allows (bench/_ceiling.ts).
+  if (prepared.kind === 'postgres') {
+    ceiling = await startServer(
+      ['node', '--import', 'tsx', fileURLToPath(new URL('./_ceiling.ts', import.meta.url))],
+      {
+        ...prepared.env,
+        LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+        KOLLI_RATE_LIMIT_PER_MINUTE: '100000000',
+      },
+    );
+  }
 
   const distinct = fileURLToPath(new URL('./_distinct-prices.cjs', import.meta.url));
   // The distinct questions must be prices, not problems: ask a few of them first.
@@ -66,31 +78,35 @@ try {
     const res = await fetch(`http://127.0.0.1:${kolli.port}${path}`, { headers });
     if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
   }
-  const load = (server: ServerProcess, isKolli: boolean, duration: number) =>
+  const load = (server: ServerProcess, isPrice: boolean, duration: number) =>
     autocannon({
-      url: isKolli ? `http://127.0.0.1:${server.port}/v3/Calculate/` : `http://127.0.0.1:${server.port}/bare`,
+      url: isPrice ? `http://127.0.0.1:${server.port}/v3/Calculate/` : `http://127.0.0.1:${server.port}/bare`,
       connections: CONNECTIONS,
       duration,
       workers: 1,
-      headers: isKolli ? headers : {},
-      ...(isKolli ? { requests: [{ setupRequest: distinct }] } : {}),
+      headers: isPrice ? headers : {},
+      ...(isPrice ? { requests: [{ setupRequest: distinct }] } : {}),
     });
 
-  // Warm both (JIT, caches), then alternate.
+  // Warm each (JIT, caches), then alternate.
   await load(bare, false, 2);
   await load(kolli, true, 3);
-  const rounds: { bare: number; kolli: number; p99: number; non2xx: number }[] = [];
+  if (ceiling) await load(ceiling, true, 3);
+  const rounds: { bare: number; kolli: number; ceiling: number; p99: number; non2xx: number }[] = [];
   for (let i = 0; i < ROUNDS; i++) {
     const b = await load(bare, false, SECONDS);
     const k = await load(kolli, true, SECONDS);
+    const c = ceiling ? await load(ceiling, true, SECONDS) : null;
     rounds.push({
       bare: b.requests.average,
       kolli: k.requests.average,
+      ceiling: c?.requests.average ?? Number.NaN,
       p99: k.latency.p99,
-      non2xx: b.non2xx + k.non2xx + b.errors + k.errors,
+      non2xx: b.non2xx + k.non2xx + b.errors + k.errors + (c ? c.non2xx + c.errors : 0),
     });
+    const ratio = (x: number) => (x / b.requests.average).toFixed(2);
     console.log(
-      `round ${i + 1}: bare ${b.requests.average.toFixed(0)} req/s, calculate ${k.requests.average.toFixed(0)} req/s, ratio ${(k.requests.average / b.requests.average).toFixed(2)}`,
+      `round ${i + 1}: bare ${b.requests.average.toFixed(0)} req/s, calculate ${k.requests.average.toFixed(0)} req/s, ratio ${ratio(k.requests.average)}${c ? `; ceiling ${c.requests.average.toFixed(0)} req/s, ratio ${ratio(c.requests.average)}` : ''}`,
     );
   }
   const non2xx = rounds.reduce((n, r) => n + r.non2xx, 0);
@@ -109,10 +125,16 @@ try {
   console.log(
     `price ratio (median of rounds): ${median(rounds.map((r) => r.kolli / r.bare)).toFixed(2)} (target ≥ 0.60)`,
   );
+  if (ceiling) {
+    console.log(
+      `ceiling (the route alone, every layer, bench/_ceiling.ts): ${median(rounds.map((r) => r.ceiling)).toFixed(0)} req/s, ratio ${median(rounds.map((r) => r.ceiling / r.bare)).toFixed(2)}`,
+    );
+  }
   console.log(
     `RSS after ${RSS_SECONDS} s of distinct price load: ${rssMb.toFixed(0)} MB (target ≤ 250 MB; ${rss.requests.total} requests)`,
   );
 } finally {
+  await ceiling?.stop();
   await bare?.stop();
   await kolli?.stop();
   await prepared.drop();

@@ -1,0 +1,105 @@
+// The ceiling of bench/price.ts: GET /v3/Calculate/ with every layer Kolli's route has, and nothing
+// else, each done as cheaply as we know how. One Fastify route, one hook for the request id, the
+// security and rate-limit headers, the key (remembered per connection) and the limit (counted in
+// memory); Kolli's binder, text check, validator and response schema; the real quote on the bench
+// database; the request histogram, the price counter and the access line. What it leaves out is what
+// Kolli has besides: plugins and hooks for every other route, overload protection, conditional GET,
+// the request log, the answer cache and the shared rate-limit store. Its ratio to the bare route is
+// how far any design of the route itself could go on this machine.
+//
+// Started by bench/price.ts with the prepared database's environment and PORT.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import { RateLimiterMemory } from 'rate-limiter-flexible';
+import { createServices } from '../src/app';
+import { bearerCredential } from '../src/auth/plugin';
+import { loadConfig } from '../src/config';
+import { openDatabase } from '../src/db/client';
+import { loggingOptions } from '../src/http/logging';
+import { PriceRequestCounter, RequestHistogram } from '../src/http/metrics';
+import { createGrantLimiter } from '../src/http/rate-limit';
+import { requestId } from '../src/http/request-id';
+import { bindRouteInput } from '../src/http/route-input';
+import { API_HEADERS } from '../src/http/security-headers';
+import { textAjv } from '../src/http/validation';
+import { createCalculator } from '../src/pricing/calculator';
+import { PriceRequestV3Schema, PriceResultV3Schema } from '../src/pricing/schemas';
+
+const config = loadConfig(process.env);
+const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
+const services = createServices(database, config);
+const calculator = createCalculator(services.pricing);
+const limiter = createGrantLimiter({
+  perMinute: config.rateLimitPerMinute,
+  store: new RateLimiterMemory({ points: config.rateLimitPerMinute, duration: 60 }),
+});
+const limit = String(config.rateLimitPerMinute);
+const durations = new RequestHistogram();
+const prices = new PriceRequestCounter();
+type Account = FastifyRequest['account'];
+const accounts = new WeakMap<object, { header: string; account: Account; until: number }>();
+
+const app = Fastify({
+  ...loggingOptions(config.logLevel),
+  genReqId: requestId,
+  // Paths are case-insensitive (CONTRACT §2), as Kolli's router is told.
+  routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+}).withTypeProvider<TypeBoxTypeProvider>();
+app.setValidatorCompiler(({ schema }) => textAjv.compile(schema as object));
+app.addHook('onRoute', bindRouteInput);
+
+/** The rate limit, then on: the request's account is known. */
+function admit(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  done: () => void,
+  account: Account | null,
+): void {
+  if (!account) {
+    reply.code(401).send('The API key is not valid.');
+    return;
+  }
+  request.account = account;
+  const decision = limiter.take(`key:${account.keyId}`);
+  if (decision instanceof Promise) {
+    decision.then(() => done());
+    return;
+  }
+  reply
+    .header('x-ratelimit-limit', limit)
+    .header('x-ratelimit-remaining', decision.remaining)
+    .header('x-ratelimit-reset', Math.ceil(decision.resetMs / 1000));
+  done();
+}
+
+const authenticated = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+  reply.headers(API_HEADERS).header('x-request-id', request.id);
+  const header = request.headers.authorization ?? '';
+  const known = accounts.get(request.raw.socket);
+  if (known && known.header === header && known.until > Date.now())
+    return admit(request, reply, done, known.account);
+  const credential = bearerCredential(header) ?? '';
+  const resolve = (account: Account | null) => {
+    if (account) accounts.set(request.raw.socket, { header, account, until: Date.now() + 500 });
+    admit(request, reply, done, account);
+  };
+  const account = services.auth.cachedAccount(credential);
+  if (account !== undefined) return resolve(account);
+  services.auth.authenticate(credential).then(resolve, done);
+};
+const counted = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+  durations.observe(request.method, '/v3/Calculate/', reply.statusCode, reply.elapsedTime / 1000);
+  prices.inc('getPriceV3', reply.statusCode);
+  done();
+};
+app.get(
+  '/v3/Calculate/',
+  {
+    onRequest: authenticated,
+    onResponse: counted,
+    schema: { querystring: PriceRequestV3Schema, response: { 200: PriceResultV3Schema } },
+  },
+  (request) => calculator.v3(request.account, request.query),
+);
+app.get('/healthz', async () => ({ status: 'ok' }));
+await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
