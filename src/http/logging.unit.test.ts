@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { expect, test } from 'vitest';
 import { linesPerTurn, redactSecrets } from './logging';
 
@@ -70,4 +71,26 @@ test('a line written just before the process exits is handed on at exit, and flu
   });
   expect(writes).toEqual(['last\n', 'more\n']);
   expect([flushed, called]).toEqual([1, true]);
+});
+
+test('a logged line is on stdout by the next turn: a SIGKILL then loses nothing', async () => {
+  // A child logs through the server's logger options and kills itself two turns later; pino's
+  // buffered destination would still hold the line.
+  const script = `
+    import pino from 'pino';
+    import { loggingOptions } from '${new URL('./logging.ts', import.meta.url).href}';
+    const { stream, ...options } = loggingOptions('info').logger;
+    pino(options, stream).info('kept');
+    setImmediate(() => setImmediate(() => process.kill(process.pid, 'SIGKILL')));
+  `;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (chunk) => {
+    out += chunk;
+  });
+  const signal = await new Promise((resolve) => child.on('close', (_code, signal) => resolve(signal)));
+  expect(signal).toBe('SIGKILL');
+  expect(out).toMatch(/"level":30,.*"msg":"kept"/);
 });
