@@ -110,6 +110,7 @@ export async function emitEvent(tx: DbOrTx, event: DomainEvent): Promise<number>
  */
 export {
   deleteFannedOutBefore,
+  eventData,
   markFannedOut,
   type PendingEvent,
   pendingEvents,

@@ -4,12 +4,11 @@ import { outboxEvents } from './tables';
 
 export type NewOutboxEvent = typeof outboxEvents.$inferInsert;
 
-/** An outbox event as the webhook fan-out reads it. */
+/** An outbox event as the webhook fan-out first reads it: without its `data` (see `eventData`). */
 export interface PendingEvent {
   id: number;
   type: string;
   shipmentId: string | null;
-  data: Record<string, unknown>;
   occurredAt: Date;
 }
 
@@ -60,20 +59,36 @@ export async function insertEvents(
   return result.rows.map((r) => Number(r.id)).sort((a, b) => a - b);
 }
 
-/** Up to `limit` events not fanned out yet, in id order. */
+/**
+ * Up to `limit` events not fanned out yet, in id order, without their `data`: most events no
+ * registration hears, and the data of a large shipment's events (every parcel number) is the bulk of
+ * the row, so it is read only for the events that have deliveries (`eventData`).
+ */
 export function pendingEvents(tx: DbOrTx, limit: number): Promise<PendingEvent[]> {
   return tx
     .select({
       id: outboxEvents.id,
       type: outboxEvents.type,
       shipmentId: outboxEvents.shipmentId,
-      data: outboxEvents.data,
       occurredAt: outboxEvents.occurredAt,
     })
     .from(outboxEvents)
     .where(sql`${outboxEvents.fannedOutAt} is null`)
     .orderBy(outboxEvents.id)
     .limit(limit);
+}
+
+/** The delivered `data` of the events `ids`, by id. */
+export async function eventData(
+  tx: DbOrTx,
+  ids: readonly number[],
+): Promise<Map<number, Record<string, unknown>>> {
+  if (ids.length === 0) return new Map();
+  const rows = await tx
+    .select({ id: outboxEvents.id, data: outboxEvents.data })
+    .from(outboxEvents)
+    .where(inArray(outboxEvents.id, [...ids]));
+  return new Map(rows.map((r) => [r.id, r.data]));
 }
 
 /** Marks events as fanned out (their deliveries exist). */

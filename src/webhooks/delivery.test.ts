@@ -2,6 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { createTestDatabase } from '../../test/helpers';
+import { countRoundTrips } from '../../test/round-trips';
 import type { Database } from '../db/client';
 import { type DomainEvent, emitEvents } from '../events/outbox';
 import { outboxEvents } from '../events/tables';
@@ -205,6 +206,32 @@ describe('fan-out', () => {
     expect(() =>
       new Webhook(secret).verify(got.body.replace('P31', 'P32'), got.headers as Record<string, string>),
     ).toThrow();
+  });
+
+  test("an event no registration hears is fanned out without its data being read; a heard one's data is read alone", async () => {
+    const rec = await receiver();
+    const heard = await insertWebhook(db(), { customerNr: '3101', url: `${rec.url}/heard` });
+    const dataReads = async () => {
+      const { statements } = await countRoundTrips(database, () => engine().fanOut());
+      return statements.filter((s) => /"data"/.test(s) && !/^insert/i.test(s)).length;
+    };
+    const parcelIds = Array.from({ length: 999 }, (_, i) => `P${i}`);
+    await emit([{ type: 'shipment.published', customerNr: '3100', shipmentId: 'S100', parcelIds }]);
+    expect(await dataReads()).toBe(0);
+    const [unheard] = await db()
+      .select({ fannedOutAt: outboxEvents.fannedOutAt })
+      .from(outboxEvents)
+      .where(eq(outboxEvents.shipmentId, 'S100'));
+    expect(unheard?.fannedOutAt).not.toBeNull();
+
+    await emit([{ type: 'shipment.published', customerNr: '3101', shipmentId: 'S101', parcelIds: ['Q1'] }]);
+    expect(await dataReads()).toBe(1);
+    const [delivery] = await deliveriesOf(heard.id);
+    expect(JSON.parse(delivery?.body ?? '{}').data).toEqual({
+      CustomerNr: '3101',
+      ShipmentId: 'S101',
+      ParcelIds: ['Q1'],
+    });
   });
 
   test('events of one shipment arrive in their order, even when an earlier one needs retries', async () => {

@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/client';
-import { markFannedOut, pendingEvents } from '../events/outbox';
+import { eventData, markFannedOut, pendingEvents } from '../events/outbox';
 import { insertDeliveries, matchingRegistrations, type NewDelivery, tryFanOutLock } from './store/deliveries';
 
 /**
  * Turns up to `batchSize` outbox events into deliveries: one per event and matching, enabled,
  * unexpired registration of the event's customer (type 3 any event of the customer, type 2 events
  * of that shipment, type 1 events naming that parcel). The pair is unique, so an event is never
- * delivered twice to one registration. Returns how many events it handled (0 when another
- * process holds the fan-out lock or nothing is waiting).
+ * delivered twice to one registration. The events' data is read only for those that have a
+ * registration to hear them. Returns how many events it handled (0 when another process holds the
+ * fan-out lock or nothing is waiting).
  */
 export async function fanOut(db: Db, now: Date, batchSize: number): Promise<number> {
   return db.transaction(async (tx) => {
@@ -18,6 +19,7 @@ export async function fanOut(db: Db, now: Date, batchSize: number): Promise<numb
     const ids = events.map((e) => e.id);
     const pairs = await matchingRegistrations(tx, ids, now);
     const byEvent = new Map(events.map((e) => [e.id, e]));
+    const data = await eventData(tx, [...new Set(pairs.map((p) => Number(p.event_id)))]);
     const rows: NewDelivery[] = [];
     const bodies = new Map<number, string>();
     const seen = new Set<string>();
@@ -27,7 +29,7 @@ export async function fanOut(db: Db, now: Date, batchSize: number): Promise<numb
       seen.add(`${p.event_id} ${p.webhook_id}`);
       let body = bodies.get(e.id);
       if (body === undefined) {
-        body = JSON.stringify({ type: e.type, timestamp: e.occurredAt.toISOString(), data: e.data });
+        body = JSON.stringify({ type: e.type, timestamp: e.occurredAt.toISOString(), data: data.get(e.id) });
         bodies.set(e.id, body);
       }
       rows.push({
