@@ -5,16 +5,19 @@ import type { Database } from '../src/db/client';
  * Counts the database round trips a piece of work makes: every statement sent to PostgreSQL
  * (`pg.Client#query`, BEGIN and COMMIT included), or on the embedded database every `query`/`exec`
  * of the PGlite client and of its transactions (BEGIN and COMMIT counted as the two they would be).
- * Work running concurrently on the same database is counted too: count on an idle app.
+ * Work running concurrently on the same database is counted too: count on an idle app. `names` holds
+ * each statement's prepared-statement name (PostgreSQL; the embedded database is never told one).
  */
 export async function countRoundTrips(
   database: Database,
   work: () => Promise<unknown>,
-): Promise<{ count: number; statements: string[] }> {
+): Promise<{ count: number; statements: string[]; names: (string | undefined)[] }> {
   const statements: string[] = [];
+  const names: (string | undefined)[] = [];
   const note = (q: unknown) => {
     const text = typeof q === 'string' ? q : ((q as { text?: string })?.text ?? String(q));
     statements.push(text.replace(/\s+/g, ' ').trim().slice(0, 120));
+    names.push(typeof q === 'object' && q !== null ? (q as { name?: string }).name : undefined);
   };
   const restore: (() => void)[] = [];
   const wrap = <T extends object>(target: T, name: keyof T & string) => {
@@ -55,5 +58,5 @@ export async function countRoundTrips(
   } finally {
     for (const undo of restore.reverse()) undo();
   }
-  return { count: statements.length, statements };
+  return { count: statements.length, statements, names };
 }

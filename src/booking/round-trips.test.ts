@@ -54,6 +54,16 @@ test('a 1-parcel Published booking makes at most 3 round trips (BEGIN, one write
   );
 });
 
+test.runIf(process.env.KOLLI_TEST_DB === 'postgres')(
+  'on PostgreSQL the write is a named prepared statement, parsed and planned once per connection',
+  async () => {
+    const { statements, names } = await steadyRoundTrips(false);
+    const write = statements.findIndex((s) => /^with s as \(insert into shipments/i.test(s));
+    expect(write, statements.join('\n')).toBeGreaterThanOrEqual(0);
+    expect(names[write]).toMatch(/^kolli_[0-9a-f]{24}$/);
+  },
+);
+
 test('with an Idempotency-Key it makes at most 5 (the claim and the stored answer besides)', async () => {
   const { count, statements } = await steadyRoundTrips(true);
   expect(count, statements.join('\n')).toBeLessThanOrEqual(5);

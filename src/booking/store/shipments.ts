@@ -1,5 +1,6 @@
 import { and, asc, eq, getTableColumns, inArray, isNull, ne, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
+import { executeNamed } from '../../db/named';
 import { parcels, shipments } from '../tables';
 
 export type ShipmentRow = typeof shipments.$inferSelect;
@@ -84,12 +85,15 @@ export function createBookingStore(db: DbOrTx) {
      */
     async insertShipmentWithParcels(row: NewShipmentRow, list: ParcelValues[], also: SQL): Promise<void> {
       const shipment = shipmentRecord(row);
-      await db.execute(sql`with s as (insert into shipments (${shipment.columns})
+      await executeNamed(
+        db,
+        sql`with s as (insert into shipments (${shipment.columns})
                 select ${shipment.columns} from json_populate_record(null::shipments, ${shipment.json}::json)
                 returning id),
         p as (${parcelsInsert(sql`(select id from s)`, list)} returning 1),
         e as (${also})
-        select (select count(*) from s) as s, (select count(*) from p) as p, (select count(*) from e) as e`);
+        select (select count(*) from s) as s, (select count(*) from p) as p, (select count(*) from e) as e`,
+      );
     },
 
     async insertShipment(row: NewShipmentRow): Promise<void> {
