@@ -103,3 +103,5 @@ app.get(
 );
 app.get('/healthz', async () => ({ status: 'ok' }));
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
+// Stop as the server does, so `--cpu-prof` (BENCH_PROFILE) gets to write its profile.
+process.once('SIGTERM', () => app.close().then(() => process.exit(0)));
