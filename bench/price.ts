@@ -59,8 +59,11 @@ try {
   const bareBody = await (await fetch(`http://127.0.0.1:${bare.port}/bare`)).text();
   // The ceiling shares the database, which only PostgreSQL allows (bench/_ceiling.ts).
   if (prepared.kind === 'postgres') {
+    const profile = process.env.BENCH_PROFILE
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+      : [];
     ceiling = await startServer(
-      ['node', '--import', 'tsx', fileURLToPath(new URL('./_ceiling.ts', import.meta.url))],
+      ['node', ...profile, '--import', 'tsx', fileURLToPath(new URL('./_ceiling.ts', import.meta.url))],
       {
         ...prepared.env,
         LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
