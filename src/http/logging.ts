@@ -54,20 +54,42 @@ function redactedLevel(object: Record<string, unknown>, depth: number): Record<s
  */
 export const redactSecrets = (object: Record<string, unknown>) => redactedLevel(object, 2);
 
+/** What may wait for a stdout that is not being read before lines are dropped instead. */
+export const MAX_LOG_BACKLOG_BYTES = 16 * 1024 * 1024;
+
+interface LogDestination {
+  write(chunk: string): unknown;
+  /** Bytes written but not yet taken by the reader (a stream's `writableLength`). */
+  readonly writableLength?: number;
+  flush?(cb: (err?: Error) => void): void;
+}
+
 /**
- * The log's lines of one event-loop turn handed to `destination` as one write. Pino's destination
- * (sonic-boom) measures the UTF-8 length of everything it holds on every write it buffers, so each
- * line written into a 4 KB batch paid for the whole batch; a turn's lines joined pay once (measured:
- * 1–5 % of a request's CPU, more the busier the server). The turn's lines go to `destination` before anything
- * else runs at exit (pino then writes what it holds), so a crash or a signal loses none of them.
+ * The log's lines of one event-loop turn handed to `destination` as one write: a write per line
+ * cost more than building the line. The turn's lines go out before anything else runs at exit, so a
+ * crash or a signal (even SIGKILL, one turn later) loses none of them. When the reader falls behind
+ * by `MAX_LOG_BACKLOG_BYTES`, lines are dropped rather than held, and the next line written says how
+ * many: a log reader that stops must not stop the server or eat its memory.
  */
 export function linesPerTurn(
-  destination: { write(chunk: string): unknown; flush?(cb: (err?: Error) => void): void },
+  destination: LogDestination,
   onExit: Pick<NodeJS.Process, 'prependListener'> = process,
 ) {
   let lines: string[] = [];
+  let dropped = 0;
   const hand = () => {
     if (lines.length === 0) return;
+    if ((destination.writableLength ?? 0) > MAX_LOG_BACKLOG_BYTES) {
+      dropped += lines.length;
+      lines = [];
+      return;
+    }
+    if (dropped > 0) {
+      lines.unshift(
+        `{"level":40,"time":${Date.now()},"dropped":${dropped},"msg":"log lines dropped: stdout was not being read"}\n`,
+      );
+      dropped = 0;
+    }
     const chunk = lines.length === 1 ? (lines[0] as string) : lines.join('');
     lines = [];
     destination.write(chunk);
@@ -90,18 +112,19 @@ export function linesPerTurn(
 
 /**
  * The logger: JSON lines on stdout at `level`, redacted, errors without query parameters or stored
- * values (http/faults.ts). A turn's lines are one write, made synchronously when the turn ends: on a
- * busy server the write per line cost more than the line, and pino's asynchronous batches cost more
- * still (each write a hand-over to libuv's thread pool and back, on the server's own core: 1.1 µs of
- * CPU a line against 0.5, measured with ten lines a turn). Nothing waits in a buffer, so even a
- * SIGKILL loses at most the current turn's lines. `stream` replaces stdout (tests read the log).
+ * values (http/faults.ts). A turn's lines are one write to `process.stdout`, which Node writes at
+ * once to a file or a terminal and, to a pipe (a container's log), at once when the pipe has room and
+ * from a buffer when it has not, never blocking the server. Pino's own destination was either
+ * synchronous, stopping the whole server while a pipe was full, or asynchronous through libuv's
+ * thread pool, on the server's own core (1.1 µs of CPU a line against 0.4–0.5 for this, measured
+ * with ten lines a turn). `stream` replaces stdout (tests read the log).
  */
 function loggerOptions(level: string, stream?: NodeJS.WritableStream): FastifyServerOptions['logger'] {
   return {
     level,
     formatters: { log: redactSecrets },
     serializers: { err: serializeError },
-    stream: stream ?? linesPerTurn(pino.destination({ dest: 1, sync: true })),
+    stream: stream ?? linesPerTurn(process.stdout),
   };
 }
 

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { expect, test } from 'vitest';
-import { linesPerTurn, redactSecrets } from './logging';
+import { linesPerTurn, MAX_LOG_BACKLOG_BYTES, redactSecrets } from './logging';
 
 test('secret names are redacted at the top and two levels down in plain objects, without changing the object', () => {
   const logged = {
@@ -93,4 +93,57 @@ test('a logged line is on stdout by the next turn: a SIGKILL then loses nothing'
   const signal = await new Promise((resolve) => child.on('close', (_code, signal) => resolve(signal)));
   expect(signal).toBe('SIGKILL');
   expect(out).toMatch(/"level":30,.*"msg":"kept"/);
+});
+
+test('lines are dropped, not held, while the reader is behind by more than the cap; the next write says how many', async () => {
+  const writes: string[] = [];
+  const destination = {
+    writableLength: MAX_LOG_BACKLOG_BYTES + 1,
+    write: (chunk: string) => writes.push(chunk),
+  };
+  const stream = linesPerTurn(destination, fakeProcess().process);
+  stream.write('a\n');
+  stream.write('b\n');
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(writes).toEqual([]);
+  destination.writableLength = 0;
+  stream.write('c\n');
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(writes).toHaveLength(1);
+  const [note, line] = (writes[0] as string).split('\n');
+  expect(JSON.parse(note as string)).toMatchObject({ level: 40, dropped: 2 });
+  expect(line).toBe('c');
+});
+
+test('a stdout nobody reads does not stop the server: its event loop keeps turning while lines wait', async () => {
+  // A child logs ~6 MB through the server's logger options (a pipe holds 64 KB) while this process
+  // never reads its stdout; it reports on stderr when its 300 turns are done.
+  const script = `
+    import pino from 'pino';
+    import { loggingOptions } from '${new URL('./logging.ts', import.meta.url).href}';
+    const { stream, ...options } = loggingOptions('info').logger;
+    const log = pino(options, stream);
+    const filler = 'x'.repeat(1000);
+    let turns = 0;
+    const turn = () => {
+      for (let i = 0; i < 20; i++) log.info({ filler }, 'filler');
+      if (++turns < 300) setImmediate(turn);
+      else process.stderr.write('turns ' + turns + '\\n', () => process.exit(0));
+    };
+    turn();
+  `;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let err = '';
+  child.stderr.on('data', (chunk) => {
+    err += chunk;
+  });
+  const finished = await Promise.race([
+    new Promise((resolve) => child.on('exit', () => resolve(true))),
+    new Promise((resolve) => setTimeout(() => resolve(false), 15_000)),
+  ]);
+  child.kill('SIGKILL');
+  expect(finished, err).toBe(true);
+  expect(err).toContain('turns 300');
 });
