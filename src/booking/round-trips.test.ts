@@ -55,7 +55,7 @@ test('a 1-parcel Published booking makes at most 3 round trips (BEGIN, one write
 });
 
 test.runIf(process.env.KOLLI_TEST_DB === 'postgres')(
-  'on PostgreSQL the write is a named prepared statement, parsed and planned once per connection',
+  'on PostgreSQL the write is sent as a named prepared statement (src/db/named.ts)',
   async () => {
     const { statements, names } = await steadyRoundTrips(false);
     const write = statements.findIndex((s) => /^with s as \(insert into shipments/i.test(s));
