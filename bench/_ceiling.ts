@@ -12,12 +12,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { createServices } from '../src/app';
-import { bearerCredential } from '../src/auth/plugin';
+import { connectionAccounts, NO_CREDENTIAL } from '../src/auth/plugin';
 import { loadConfig } from '../src/config';
 import { openDatabase } from '../src/db/client';
 import { loggingOptions } from '../src/http/logging';
 import { PriceRequestCounter, RequestHistogram } from '../src/http/metrics';
-import { createGrantLimiter } from '../src/http/rate-limit';
+import { createGrantLimiter, rateLimitHeaders } from '../src/http/rate-limit';
 import { requestId } from '../src/http/request-id';
 import { bindRouteInput } from '../src/http/route-input';
 import { API_HEADERS } from '../src/http/security-headers';
@@ -37,7 +37,7 @@ const limit = String(config.rateLimitPerMinute);
 const durations = new RequestHistogram();
 const prices = new PriceRequestCounter();
 type Account = FastifyRequest['account'];
-const accounts = new WeakMap<object, { header: string; account: Account; until: number }>();
+const accountOf = connectionAccounts(services.auth);
 
 const app = Fastify({
   ...loggingOptions(config.logLevel),
@@ -65,27 +65,16 @@ function admit(
     decision.then(() => done());
     return;
   }
-  reply
-    .header('x-ratelimit-limit', limit)
-    .header('x-ratelimit-remaining', decision.remaining)
-    .header('x-ratelimit-reset', Math.ceil(decision.resetMs / 1000));
+  rateLimitHeaders(reply, limit, decision);
   done();
 }
 
 const authenticated = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
   reply.headers(API_HEADERS).header('x-request-id', request.id);
-  const header = request.headers.authorization ?? '';
-  const known = accounts.get(request.raw.socket);
-  if (known && known.header === header && known.until > Date.now())
-    return admit(request, reply, done, known.account);
-  const credential = bearerCredential(header) ?? '';
-  const resolve = (account: Account | null) => {
-    if (account) accounts.set(request.raw.socket, { header, account, until: Date.now() + 500 });
-    admit(request, reply, done, account);
-  };
-  const account = services.auth.cachedAccount(credential);
-  if (account !== undefined) return resolve(account);
-  services.auth.authenticate(credential).then(resolve, done);
+  const account = accountOf(request);
+  if (account === NO_CREDENTIAL) return admit(request, reply, done, null);
+  if (!(account instanceof Promise)) return admit(request, reply, done, account);
+  account.then((found) => admit(request, reply, done, found), done);
 };
 const counted = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
   durations.observe(request.method, '/v3/Calculate/', reply.statusCode, reply.elapsedTime / 1000);

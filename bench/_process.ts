@@ -98,11 +98,12 @@ export async function startServer(
  * refuses, then this process pinned to the other core. BENCH_PROFILE=<dir>: the server writes a V8 CPU
  * profile there when it stops (node --cpu-prof).
  */
+/** Node's flags for a CPU profile written to `BENCH_PROFILE` when the process stops; none without it. */
+export const profileFlags = (): string[] =>
+  process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+
 export async function startKolli(env: Record<string, string | undefined>): Promise<ServerProcess> {
-  const profile = process.env.BENCH_PROFILE
-    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
-    : [];
-  const server = await startServer(['node', ...profile, 'dist/server.js'], {
+  const server = await startServer(['node', ...profileFlags(), 'dist/server.js'], {
     LOG_LEVEL: 'info',
     KOLLI_RATE_LIMIT_PER_MINUTE: '100000000',
     ...env,

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { prepareBenchDatabase } from './_prepared';
-import { type ServerProcess, startKolli, startServer } from './_process';
+import { profileFlags, type ServerProcess, startKolli, startServer } from './_process';
 import { median } from './_stats';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -59,11 +59,14 @@ try {
   const bareBody = await (await fetch(`http://127.0.0.1:${bare.port}/bare`)).text();
   // The ceiling shares the database, which only PostgreSQL allows (bench/_ceiling.ts).
   if (prepared.kind === 'postgres') {
-    const profile = process.env.BENCH_PROFILE
-      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
-      : [];
     ceiling = await startServer(
-      ['node', ...profile, '--import', 'tsx', fileURLToPath(new URL('./_ceiling.ts', import.meta.url))],
+      [
+        'node',
+        ...profileFlags(),
+        '--import',
+        'tsx',
+        fileURLToPath(new URL('./_ceiling.ts', import.meta.url)),
+      ],
       {
         ...prepared.env,
         LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',

@@ -58,6 +58,33 @@ function admit(
   done();
 }
 
+/** The header held no credential at all (as against one that is not valid: `null`). */
+export const NO_CREDENTIAL = Symbol('no credential');
+
+/**
+ * The account of a request's `Authorization` header: at once when the connection sent the same
+ * header within `CONNECTION_MEMO_MS` (and nothing was revoked here since) or the key cache knows it,
+ * else a promise of the lookup. `null`: not a valid key or token.
+ */
+export function connectionAccounts(auth: AuthService) {
+  const byConnection = new WeakMap<object, Memo>();
+  return (request: FastifyRequest): Account | null | typeof NO_CREDENTIAL | Promise<Account | null> => {
+    const header = request.headers.authorization;
+    const connection = request.raw.socket;
+    const memo = byConnection.get(connection);
+    if (memo && memo.header === header && memo.until > Date.now() && memo.revision === auth.revision())
+      return memo.account;
+    const credential = bearerCredential(header);
+    if (!credential || header === undefined) return NO_CREDENTIAL;
+    const cached = auth.cachedAccount(credential);
+    if (cached) {
+      const until = Date.now() + CONNECTION_MEMO_MS;
+      byConnection.set(connection, { header, account: cached, until, revision: auth.revision() });
+    }
+    return cached !== undefined ? cached : auth.authenticate(credential);
+  };
+}
+
 /**
  * Authenticates every non-public request in `onRequest`, before the body is read, so a caller
  * without a valid key learns nothing but 401 (text/plain) and one without the scope 403.
@@ -66,25 +93,15 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: { auth: AuthServ
   app.decorateRequest('account', null as unknown as Account);
   // A callback hook, not an async one, and no closure per request: a key in the cache is admitted
   // without a promise, which on the hottest routes (prices) is a measurable share of the request.
-  const byConnection = new WeakMap<object, Memo>();
+  const accountOf = connectionAccounts(opts.auth);
   app.addHook('onRequest', (request, reply, done) => {
     if (request.routeOptions.config.public || request.is404) return done();
-    const header = request.headers.authorization;
-    const connection = request.raw.socket;
-    const memo = byConnection.get(connection);
-    if (memo && memo.header === header && memo.until > Date.now() && memo.revision === opts.auth.revision())
-      return admit(request, reply, done, memo.account);
-    const credential = bearerCredential(header);
-    if (!credential || header === undefined) {
+    const account = accountOf(request);
+    if (account === NO_CREDENTIAL) {
       sendPlain(reply, 401, 'An API key is required: Authorization: Bearer <key>.');
       return;
     }
-    const cached = opts.auth.cachedAccount(credential);
-    if (cached) {
-      const until = Date.now() + CONNECTION_MEMO_MS;
-      byConnection.set(connection, { header, account: cached, until, revision: opts.auth.revision() });
-    }
-    if (cached !== undefined) return admit(request, reply, done, cached);
-    opts.auth.authenticate(credential).then((account) => admit(request, reply, done, account), done);
+    if (!(account instanceof Promise)) return admit(request, reply, done, account);
+    account.then((found) => admit(request, reply, done, found), done);
   });
 });

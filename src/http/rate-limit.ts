@@ -117,6 +117,16 @@ export function createGrantLimiter(options: { perMinute: number; store: PointSto
   return { take, grant };
 }
 
+/** The `X-RateLimit-*` headers of a decision; its reset, in whole seconds. */
+export function rateLimitHeaders(reply: FastifyReply, limit: string, d: Decision): number {
+  const seconds = Math.ceil(d.resetMs / 1000);
+  reply
+    .header('x-ratelimit-limit', limit)
+    .header('x-ratelimit-remaining', d.remaining)
+    .header('x-ratelimit-reset', seconds);
+  return seconds;
+}
+
 /** The shared store on PostgreSQL, insured by a per-process count while the database is away. */
 export function sharedPointStore(db: Db, perMinute: number): PointStore {
   return new RateLimiterDrizzle({
@@ -147,11 +157,7 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: RateLimitOp
   const limit = String(opts.perMinute);
 
   function answer(reply: FastifyReply, done: HookHandlerDoneFunction, d: Decision) {
-    const seconds = Math.ceil(d.resetMs / 1000);
-    reply
-      .header('x-ratelimit-limit', limit)
-      .header('x-ratelimit-remaining', d.remaining)
-      .header('x-ratelimit-reset', seconds);
+    const seconds = rateLimitHeaders(reply, limit, d);
     if (d.allowed) return done();
     const retry = Math.max(1, seconds);
     reply.header('retry-after', retry);

@@ -29,10 +29,10 @@ export async function fanOut(db: Db, now: Date, batchSize: number): Promise<numb
       seen.add(`${p.event_id} ${p.webhook_id}`);
       let body = bodies.get(e.id);
       if (body === undefined) {
-        const eventData = data.get(e.id);
+        const delivered = data.get(e.id);
         // Never a signed body without its data: roll the batch back and try again.
-        if (eventData === undefined) throw new Error(`outbox event ${e.id} has no data to deliver`);
-        body = JSON.stringify({ type: e.type, timestamp: e.occurredAt.toISOString(), data: eventData });
+        if (delivered === undefined) throw new Error(`outbox event ${e.id} has no data to deliver`);
+        body = JSON.stringify({ type: e.type, timestamp: e.occurredAt.toISOString(), data: delivered });
         bodies.set(e.id, body);
       }
       rows.push({
