@@ -48,7 +48,8 @@ export interface DomainEvent {
  * transaction's events in one call (the locks are then taken in a fixed order, which avoids
  * deadlocks between transactions touching several shipments), after locking your own rows.
  *
- * The delivered `data` is `{CustomerNr, ShipmentId?, ParcelIds?, InvoiceNr?, ...data}`.
+ * The delivered `data` is `{CustomerNr, ShipmentId?, ParcelIds?, InvoiceNr?, ...data}`, composed when
+ * it is delivered (`eventData`) from the row's columns and the `data` stored beside them.
  *
  * @returns the outbox ids, in the order given.
  */
@@ -76,24 +77,16 @@ function outboxRows(events: readonly DomainEvent[]): { rows: NewOutboxEvent[]; l
       throw new Error(`Event '${e.type}' needs a shipmentId.`);
   }
   const locks = events.map((e) => e.shipmentId).filter((s): s is string => !!s);
-  const rows = events.map((e) => {
-    const parcelIds = [...(e.parcelIds ?? [])];
-    const invoiceNr = e.invoiceNr === undefined || e.invoiceNr === null ? null : String(e.invoiceNr);
-    const data: Record<string, unknown> = { CustomerNr: String(e.customerNr) };
-    if (e.shipmentId) data.ShipmentId = e.shipmentId;
-    if (parcelIds.length > 0) data.ParcelIds = parcelIds;
-    if (invoiceNr !== null) data.InvoiceNr = invoiceNr;
-    Object.assign(data, e.data);
-    return {
-      type: e.type,
-      customerNr: String(e.customerNr),
-      shipmentId: e.shipmentId ?? null,
-      parcelIds,
-      invoiceNr,
-      data,
-      ...(e.occurredAt ? { occurredAt: e.occurredAt } : {}),
-    };
-  });
+  const rows = events.map((e) => ({
+    type: e.type,
+    customerNr: String(e.customerNr),
+    shipmentId: e.shipmentId ?? null,
+    parcelIds: [...(e.parcelIds ?? [])],
+    invoiceNr: e.invoiceNr === undefined || e.invoiceNr === null ? null : String(e.invoiceNr),
+    // The row's columns are not repeated here: a large shipment's parcel numbers are stored once.
+    data: { ...e.data },
+    ...(e.occurredAt ? { occurredAt: e.occurredAt } : {}),
+  }));
   return { rows, locks };
 }
 

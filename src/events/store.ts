@@ -78,17 +78,37 @@ export function pendingEvents(tx: DbOrTx, limit: number): Promise<PendingEvent[]
     .limit(limit);
 }
 
-/** The delivered `data` of the events `ids`, by id. */
+/**
+ * The delivered `data` of the events `ids`, by id: `{CustomerNr, ShipmentId?, ParcelIds?, InvoiceNr?}`
+ * from the row's columns, then the emitter's own facts stored in `data`. (Rows written before the
+ * columns stopped being repeated in `data` hold the same values there, in the same order, so they
+ * compose to the same object.)
+ */
 export async function eventData(
   tx: DbOrTx,
   ids: readonly number[],
 ): Promise<Map<number, Record<string, unknown>>> {
   if (ids.length === 0) return new Map();
   const rows = await tx
-    .select({ id: outboxEvents.id, data: outboxEvents.data })
+    .select({
+      id: outboxEvents.id,
+      customerNr: outboxEvents.customerNr,
+      shipmentId: outboxEvents.shipmentId,
+      parcelIds: outboxEvents.parcelIds,
+      invoiceNr: outboxEvents.invoiceNr,
+      data: outboxEvents.data,
+    })
     .from(outboxEvents)
     .where(inArray(outboxEvents.id, [...ids]));
-  return new Map(rows.map((r) => [r.id, r.data]));
+  return new Map(
+    rows.map((r) => {
+      const delivered: Record<string, unknown> = { CustomerNr: r.customerNr };
+      if (r.shipmentId) delivered.ShipmentId = r.shipmentId;
+      if (r.parcelIds.length > 0) delivered.ParcelIds = r.parcelIds;
+      if (r.invoiceNr !== null) delivered.InvoiceNr = r.invoiceNr;
+      return [r.id, Object.assign(delivered, r.data)];
+    }),
+  );
 }
 
 /** Marks events as fanned out (their deliveries exist). */

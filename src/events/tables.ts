@@ -18,7 +18,10 @@ export const outboxEvents = pgTable(
     /** Parcels the event concerns; for `shipment.*` events every parcel of the shipment. */
     parcelIds: text('parcel_ids').array().notNull().default(sql`'{}'::text[]`),
     invoiceNr: text('invoice_nr'),
-    /** The delivered `data` object; `json` (not `jsonb`) keeps the emitter's key order. */
+    /**
+     * The emitter's own facts; the delivered `data` is the columns above, then these (`eventData`).
+     * `json` (not `jsonb`) keeps the emitter's key order.
+     */
     data: json('data').$type<Record<string, unknown>>().notNull(),
     occurredAt: timestamp('occurred_at', { withTimezone: true }).notNull().defaultNow(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),

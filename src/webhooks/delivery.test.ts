@@ -234,6 +234,41 @@ describe('fan-out', () => {
     });
   });
 
+  test("an event's parcel numbers are stored once; its data is delivered as the row's columns, then the emitter's facts, for old rows too", async () => {
+    const rec = await receiver();
+    const hook = await insertWebhook(db(), { customerNr: '3102', url: rec.url });
+    await emit([
+      {
+        type: 'parcel.delivered',
+        customerNr: '3102',
+        shipmentId: 'S102',
+        parcelIds: ['R1', 'R2'],
+        data: { ParcelId: 'R1', EventType: 'Delivered' },
+      },
+    ]);
+    const [stored] = await db()
+      .select({ parcelIds: outboxEvents.parcelIds, data: outboxEvents.data })
+      .from(outboxEvents)
+      .where(eq(outboxEvents.shipmentId, 'S102'));
+    expect(stored).toEqual({ parcelIds: ['R1', 'R2'], data: { ParcelId: 'R1', EventType: 'Delivered' } });
+    // A row as the outbox wrote them before: the columns repeated at the start of its data.
+    await db()
+      .insert(outboxEvents)
+      .values({
+        type: 'shipment.published',
+        customerNr: '3102',
+        shipmentId: 'S103',
+        parcelIds: ['R3'],
+        data: { CustomerNr: '3102', ShipmentId: 'S103', ParcelIds: ['R3'], ShipmentStatus: 'Published' },
+      });
+    await engine().fanOut();
+    const bodies = (await deliveriesOf(hook.id)).map((d) => JSON.stringify(JSON.parse(d.body).data));
+    expect(bodies.sort()).toEqual([
+      '{"CustomerNr":"3102","ShipmentId":"S102","ParcelIds":["R1","R2"],"ParcelId":"R1","EventType":"Delivered"}',
+      '{"CustomerNr":"3102","ShipmentId":"S103","ParcelIds":["R3"],"ShipmentStatus":"Published"}',
+    ]);
+  });
+
   test('events of one shipment arrive in their order, even when an earlier one needs retries', async () => {
     // The first request fails twice; everything after it must wait for it.
     const rec = await receiver((_, i) => ({ status: i < 2 ? 500 : 200 }));
