@@ -93,15 +93,15 @@ export async function startServer(
   };
 }
 
+/** Node's flags for a CPU profile written to `BENCH_PROFILE` when the process stops; none without it. */
+export const profileFlags = (): string[] =>
+  process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+
 /**
  * Kolli as `npm start` runs it (the compiled build), logging at info and with a rate limit that never
  * refuses, then this process pinned to the other core. BENCH_PROFILE=<dir>: the server writes a V8 CPU
  * profile there when it stops (node --cpu-prof).
  */
-/** Node's flags for a CPU profile written to `BENCH_PROFILE` when the process stops; none without it. */
-export const profileFlags = (): string[] =>
-  process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-
 export async function startKolli(env: Record<string, string | undefined>): Promise<ServerProcess> {
   const server = await startServer(['node', ...profileFlags(), 'dist/server.js'], {
     LOG_LEVEL: 'info',

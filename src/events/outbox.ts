@@ -1,6 +1,6 @@
 import type { SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
-import { insertEvents, insertEventsStatement, type NewOutboxEvent } from './store';
+import { deliveredRows, insertEvents, insertEventsStatement, type NewOutboxEvent } from './store';
 
 /** The event kinds of CONTRACT §10; webhooks subscribe to all of them. */
 export const EVENT_TYPES = [
@@ -84,7 +84,7 @@ function outboxRows(events: readonly DomainEvent[]): { rows: NewOutboxEvent[]; l
     parcelIds: [...(e.parcelIds ?? [])],
     invoiceNr: e.invoiceNr === undefined || e.invoiceNr === null ? null : String(e.invoiceNr),
     // The row's columns are not repeated here: a large shipment's parcel numbers are stored once.
-    data: { ...e.data },
+    data: e.data ?? {},
     ...(e.occurredAt ? { occurredAt: e.occurredAt } : {}),
   }));
   return { rows, locks };
@@ -98,12 +98,34 @@ export async function emitEvent(tx: DbOrTx, event: DomainEvent): Promise<number>
 }
 
 /**
+ * The delivered `data` of the events `ids`, by id: `{CustomerNr, ShipmentId?, ParcelIds?, InvoiceNr?}`
+ * from the row's columns, then the emitter's own facts stored in `data`. (Rows written before the
+ * columns stopped being repeated in `data` hold the same values there, in the same order, so they
+ * compose to the same object.)
+ */
+export async function eventData(
+  tx: DbOrTx,
+  ids: readonly number[],
+): Promise<Map<number, Record<string, unknown>>> {
+  if (ids.length === 0) return new Map();
+  const rows = await deliveredRows(tx, ids);
+  return new Map(
+    rows.map((r) => {
+      const delivered: Record<string, unknown> = { CustomerNr: r.customerNr };
+      if (r.shipmentId) delivered.ShipmentId = r.shipmentId;
+      if (r.parcelIds.length > 0) delivered.ParcelIds = r.parcelIds;
+      if (r.invoiceNr !== null) delivered.InvoiceNr = r.invoiceNr;
+      return [r.id, Object.assign(delivered, r.data)];
+    }),
+  );
+}
+
+/**
  * The consumer's side of the outbox (the webhook fan-out): events not yet fanned out, oldest first,
  * locked for the caller's transaction; marking them fanned out; pruning and vacuuming fanned-out ones.
  */
 export {
   deleteFannedOutBefore,
-  eventData,
   markFannedOut,
   type PendingEvent,
   pendingEvents,

@@ -78,18 +78,15 @@ export function pendingEvents(tx: DbOrTx, limit: number): Promise<PendingEvent[]
     .limit(limit);
 }
 
-/**
- * The delivered `data` of the events `ids`, by id: `{CustomerNr, ShipmentId?, ParcelIds?, InvoiceNr?}`
- * from the row's columns, then the emitter's own facts stored in `data`. (Rows written before the
- * columns stopped being repeated in `data` hold the same values there, in the same order, so they
- * compose to the same object.)
- */
-export async function eventData(
-  tx: DbOrTx,
-  ids: readonly number[],
-): Promise<Map<number, Record<string, unknown>>> {
-  if (ids.length === 0) return new Map();
-  const rows = await tx
+/** An outbox row as the fan-out delivers it: the columns its `data` is composed from (`eventData`). */
+export type DeliveredRow = Pick<
+  typeof outboxEvents.$inferSelect,
+  'id' | 'customerNr' | 'shipmentId' | 'parcelIds' | 'invoiceNr' | 'data'
+>;
+
+/** The rows of the events `ids`, with what their delivered `data` is made of. */
+export function deliveredRows(tx: DbOrTx, ids: readonly number[]): Promise<DeliveredRow[]> {
+  return tx
     .select({
       id: outboxEvents.id,
       customerNr: outboxEvents.customerNr,
@@ -100,15 +97,6 @@ export async function eventData(
     })
     .from(outboxEvents)
     .where(inArray(outboxEvents.id, [...ids]));
-  return new Map(
-    rows.map((r) => {
-      const delivered: Record<string, unknown> = { CustomerNr: r.customerNr };
-      if (r.shipmentId) delivered.ShipmentId = r.shipmentId;
-      if (r.parcelIds.length > 0) delivered.ParcelIds = r.parcelIds;
-      if (r.invoiceNr !== null) delivered.InvoiceNr = r.invoiceNr;
-      return [r.id, Object.assign(delivered, r.data)];
-    }),
-  );
 }
 
 /** Marks events as fanned out (their deliveries exist). */
