@@ -3,6 +3,7 @@
  * (credentials, API key values, tokens, webhook secrets) must not reach the table at all.
  */
 
+import { MAX_JSON_DEPTH } from '../http/json-body';
 import { REDACTED } from '../http/logging';
 
 /**
@@ -14,25 +15,38 @@ const SECRET_NAME = /^key$|secret|passw(or)?d|token|api[-_]?key|authorization|co
 /** A bearer or basic credential written into a text value. */
 const CREDENTIAL_IN_TEXT = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi;
 
+/** What stands for an object or array nested deeper than a JSON body may be (JSON text inside a string can be). */
+const TOO_DEEP = `[nested deeper than ${MAX_JSON_DEPTH} levels]`;
+
 const isSecretName = (name: string) => SECRET_NAME.test(name);
 
-function redactValue(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(redactValue);
+const redactText = (text: string) => text.replace(CREDENTIAL_IN_TEXT, `$1 ${REDACTED}`);
+
+/**
+ * The value with its secrets replaced. JSON text inside a string value is parsed and walked as part
+ * of the body, and the walk stops at the body's own depth limit: nothing else bounds that text, and
+ * V8 aborts the whole process (it cannot be caught) when a regular expression compiles on a nearly
+ * exhausted stack.
+ */
+function redactValue(value: unknown, depth = 0): unknown {
+  if (value !== null && typeof value === 'object' && depth >= MAX_JSON_DEPTH) return TOO_DEEP;
+  if (Array.isArray(value)) return value.map((v) => redactValue(v, depth + 1));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = isSecretName(k) ? REDACTED : redactValue(v);
+    for (const [k, v] of Object.entries(value))
+      out[k] = isSecretName(k) ? REDACTED : redactValue(v, depth + 1);
     return out;
   }
   if (typeof value === 'string') {
     // A JSON object inside a string (a webhook's customHeaders) has its secrets too.
     if (/^\s*\{/.test(value)) {
       try {
-        return JSON.stringify(redactValue(JSON.parse(value)));
+        return JSON.stringify(redactValue(JSON.parse(value), depth));
       } catch {
         // Not JSON: redacted as text.
       }
     }
-    return value.replace(CREDENTIAL_IN_TEXT, `$1 ${REDACTED}`);
+    return redactText(value);
   }
   return value;
 }
@@ -68,7 +82,8 @@ const TEXTUAL = /^(application\/([a-z.+-]*\+)?(json|xml|x-www-form-urlencoded|pr
 
 /**
  * A body as stored: a parsed body (object) or a payload (string/Buffer), redacted, then capped.
- * Binary payloads (a label PDF) are described, not stored.
+ * Binary payloads (a label PDF) are described, not stored. Text is parsed once: only an object or
+ * array is walked, and a JSON scalar (`1`, `true`, a string) is stored as text.
  */
 export function storedBody(
   body: unknown,
@@ -77,24 +92,24 @@ export function storedBody(
   maxBytes: number,
 ): string | null {
   if (body === undefined || body === null || body === '') return null;
-  if (Buffer.isBuffer(body) || body instanceof Uint8Array) {
-    if (!TEXTUAL.test(contentType ?? '')) return `[${contentType ?? 'binary'}, ${body.byteLength} bytes]`;
-    return storedBody(Buffer.from(body).toString('utf8'), contentType, known, maxBytes);
-  }
-  if (typeof body === 'object') {
+  const stored = (text: string) => cap(redactKnown(text, known), maxBytes);
+  if (typeof body === 'object' && !(body instanceof Uint8Array)) {
     if (typeof (body as { pipe?: unknown }).pipe === 'function') return `[${contentType ?? 'stream'}]`;
-    return cap(redactKnown(JSON.stringify(redactValue(body)), known), maxBytes);
+    return stored(JSON.stringify(redactValue(body)));
   }
-  const text = String(body);
+  if (body instanceof Uint8Array && !TEXTUAL.test(contentType ?? '')) {
+    return `[${contentType ?? 'binary'}, ${body.byteLength} bytes]`;
+  }
+  const text = body instanceof Uint8Array ? Buffer.from(body).toString('utf8') : String(body);
   if (/json/i.test(contentType ?? '') || /^\s*[[{]/.test(text)) {
     try {
-      return storedBody(JSON.parse(text) as object, contentType, known, maxBytes);
+      const parsed: unknown = JSON.parse(text);
+      if (parsed !== null && typeof parsed === 'object') return stored(JSON.stringify(redactValue(parsed)));
     } catch {
       // Not JSON after all: redacted as text below.
     }
   }
-  if (/x-www-form-urlencoded/i.test(contentType ?? '')) {
+  if (/x-www-form-urlencoded/i.test(contentType ?? ''))
     return cap(redactUrl(`?${text}`, known).slice(1), maxBytes);
-  }
-  return cap(redactKnown(text.replace(CREDENTIAL_IN_TEXT, `$1 ${REDACTED}`), known), maxBytes);
+  return stored(redactText(text));
 }

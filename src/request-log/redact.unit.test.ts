@@ -1,0 +1,58 @@
+import { execFileSync } from 'node:child_process';
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { MAX_JSON_DEPTH } from '../http/json-body';
+import { storedBody } from './redact';
+
+const store = (body: unknown, contentType = 'application/json') => storedBody(body, contentType, [], 16_384);
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('a body that is a JSON scalar', () => {
+  test('is stored as its text, parsed at most once', () => {
+    const parse = vi.spyOn(JSON, 'parse');
+    expect(store(1)).toBe('1');
+    expect(store(true)).toBe('true');
+    expect(store(-0)).toBe('0');
+    expect(store(Buffer.from('42'))).toBe('42');
+    expect(store(Buffer.from('"Bearer abc.def"'))).toBe('"Bearer [redacted]"');
+    expect(parse.mock.calls.length).toBeLessThanOrEqual(5);
+  });
+
+  // It used to parse `1` back into 1 and recurse until the stack ran out, then compile a regular
+  // expression there: V8 aborts the process then ("RegExpCompiler Allocation failed"), so a client
+  // posting `1` as JSON killed the server when the request log wrote its batch.
+  test('leaves a fresh process alive', () => {
+    const script = `import { storedBody } from './src/request-log/redact.ts';
+      process.stdout.write(String(storedBody(1, 'application/json', [], 1000)));`;
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    expect(out).toBe('1');
+  });
+});
+
+describe('JSON text inside a string value', () => {
+  test('has its secrets redacted', () => {
+    const stored = store({
+      customHeaders: JSON.stringify({ 'X-Api-Key': 'k-4711', Note: 'Basic dXNlcjpw' }),
+    });
+    expect(JSON.parse(JSON.parse(stored ?? '').customHeaders)).toEqual({
+      'X-Api-Key': '[redacted]',
+      Note: 'Basic [redacted]',
+    });
+  });
+
+  test('is walked as part of the body, no deeper than a body may nest', () => {
+    const deep = `${'{"a":'.repeat(10_000)}"Bearer abc"${'}'.repeat(10_000)}`;
+    const stored = JSON.parse(store({ note: deep }) ?? '') as { note: string };
+    let level: unknown = JSON.parse(stored.note);
+    let depth = 0;
+    while (typeof level === 'object' && level !== null) {
+      level = (level as { a: unknown }).a;
+      depth++;
+    }
+    expect(level).toBe(`[nested deeper than ${MAX_JSON_DEPTH} levels]`);
+    expect(1 + depth).toBe(MAX_JSON_DEPTH); // the body's own object, then the text's
+  });
+});
