@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { MAX_JSON_DEPTH } from '../http/json-body';
 import { storedBody } from './redact';
@@ -22,9 +23,10 @@ describe('a body that is a JSON scalar', () => {
   // expression there: V8 aborts the process then ("RegExpCompiler Allocation failed"), so a client
   // posting `1` as JSON killed the server when the request log wrote its batch.
   test('leaves a fresh process alive', () => {
-    const script = `import { storedBody } from './src/request-log/redact.ts';
+    const script = `import { storedBody } from '${new URL('./redact.ts', import.meta.url).href}';
       process.stdout.write(String(storedBody(1, 'application/json', [], 1000)));`;
     const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: fileURLToPath(new URL('../..', import.meta.url)), // the project, where tsx resolves
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
     });
