@@ -11,12 +11,13 @@
 // With DATABASE_URL a scratch database is created beside it and dropped at the end. BENCH_ROUNDS
 // (default 5), BENCH_SECONDS (default 5), BENCH_CONNECTIONS (default 20), BENCH_RSS_SECONDS (30).
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { prepareBenchDatabase } from './_prepared';
+import { distinctPriceRequests, PRICE_SERVER_ENV, SAMPLE_PRICE } from './_prices';
 import { profileFlags, type ServerProcess, startKolli, startServer } from './_process';
 import { median } from './_stats';
 
@@ -28,28 +29,15 @@ const RSS_SECONDS = Number(process.env.BENCH_RSS_SECONDS ?? 30);
 execFileSync('node', ['scripts/ensure-build.mjs'], { stdio: 'inherit' });
 const prepared = await prepareBenchDatabase(process.env.DATABASE_URL, ['price']);
 
-// Postal codes with street addresses, spread over the country (each has a serving terminal).
-const zips = readFileSync(fileURLToPath(new URL('../data/postal-codes-no.csv', import.meta.url)), 'utf8')
-  .split('\n')
-  .slice(1)
-  .map((l) => l.split(','))
-  .filter((c) => c[6] === 'G')
-  .map((c) => c[0] as string)
-  .filter((_, i) => i % 20 === 0);
-process.env.BENCH_ZIPS = zips.join(',');
+const distinct = distinctPriceRequests();
 
 let kolli: ServerProcess | null = null;
 let bare: ServerProcess | null = null;
 let ceiling: ServerProcess | null = null;
 try {
-  kolli = await startKolli({
-    ...prepared.env,
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-    KOLLI_ANSWER_CACHE_MS: '0',
-    KOLLI_WEBHOOK_WORKER: '0',
-  });
+  kolli = await startKolli({ ...prepared.env, ...PRICE_SERVER_ENV });
   const headers = { authorization: `Bearer ${prepared.key}` };
-  const sample = `http://127.0.0.1:${kolli.port}/v3/Calculate/?Customernr=1000&SenderZip=0150&ReceiverZip=5003&Weight=25&VolumeD3=120&ProductCode=43&Services=16&Services=35`;
+  const sample = `http://127.0.0.1:${kolli.port}${SAMPLE_PRICE}`;
   const first = await fetch(sample, { headers });
   const body = await first.text();
   if (first.status !== 200) throw new Error(`GET /v3/Calculate/ answered ${first.status}: ${body}`);
@@ -75,7 +63,6 @@ try {
     );
   }
 
-  const distinct = fileURLToPath(new URL('./_distinct-prices.cjs', import.meta.url));
   // The distinct questions must be prices, not problems: ask a few of them first.
   const { createRequire } = await import('node:module');
   const next = createRequire(import.meta.url)(distinct) as (r: { path: string }) => { path: string };

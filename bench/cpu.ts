@@ -1,0 +1,166 @@
+// Where a price request's time goes, by the kernel's own accounting: the CPU per request of
+// GET /v3/Calculate/ (every query distinct, the answer cache off, as in bench/price.ts) for one or
+// more Kolli processes and the bare route, split into the server's main thread (user and system)
+// and its other threads (V8's collector and compilers, libuv), with core 0's softirq time (the
+// loopback delivery of the answers, most of it inside the main thread's system time). A diagnostic
+// for comparing builds or settings on a noisy VM, and a check on profiles: V8's own profile of a
+// server pinned to one core loses most of its busy time (bench/README.md).
+//
+//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench -- cpu
+//   BENCH_VARIANTS='|--max-semi-space-size=32' BENCH_RATE=12000 npm run bench -- cpu
+//
+// BENCH_VARIANTS: Kolli processes separated by `|`; in each, `NAME=value` words are environment and
+// the rest node flags. List a variant more than once to see the spread between processes, which on
+// these VMs is as large as most changes (default: one plain process). Every process and the bare
+// route (BENCH_BARE=0 leaves it out) are pinned to core 0 and loaded in turn from core 1, at
+// BENCH_RATE requests/s (default 0: as fast as each answers) for BENCH_SECONDS (5), BENCH_ROUNDS (3)
+// times. BENCH_PERF=<dir>: each load is also recorded there by `perf record -e cpu-clock -g` on the
+// server's main thread (add --perf-basic-prof to a variant so its JavaScript frames have names).
+// Without DATABASE_URL the embedded database serves one Kolli process only.
+import { execFileSync, spawn } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { prepareBenchDatabase } from './_prepared';
+import { distinctPriceRequests, PRICE_SERVER_ENV, SAMPLE_PRICE } from './_prices';
+import { pinSelf, type ServerProcess, startServer } from './_process';
+import { median } from './_stats';
+
+const RATE = Number(process.env.BENCH_RATE ?? 0);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const VARIANTS = (process.env.BENCH_VARIANTS ?? '').split('|').map((v) => v.trim());
+const PERF = process.env.BENCH_PERF;
+const TICK_US = 1e6 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
+
+/** CPU ticks so far: the main thread's user and system time, the other threads' together. */
+function threadTicks(pid: number) {
+  const ticks = { user: 0, system: 0, helpers: 0 };
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    // Fields after the command name, which may hold spaces: utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const [user, system] = [Number(fields[11]), Number(fields[12])];
+    if (Number(tid) === pid) Object.assign(ticks, { user, system });
+    else ticks.helpers += user + system;
+  }
+  return ticks;
+}
+
+/** Core 0's softirq ticks so far (/proc/stat: user nice system idle iowait irq softirq). */
+const softirqTicks = () =>
+  Number(
+    readFileSync('/proc/stat', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('cpu0 '))
+      ?.split(/\s+/)[7],
+  );
+
+execFileSync('node', ['scripts/ensure-build.mjs'], { stdio: 'inherit' });
+const prepared = await prepareBenchDatabase(process.env.DATABASE_URL, ['price']);
+if (prepared.kind === 'pglite' && VARIANTS.length > 1) {
+  await prepared.drop();
+  throw new Error('several BENCH_VARIANTS need DATABASE_URL: an embedded database opens in one process');
+}
+const distinct = distinctPriceRequests();
+const headers = { authorization: `Bearer ${prepared.key}` };
+const servers: { label: string; server: ServerProcess; price: boolean }[] = [];
+try {
+  for (const variant of VARIANTS) {
+    const words = variant.split(/\s+/).filter(Boolean);
+    const env = Object.fromEntries(words.filter((w) => /^[A-Z_]+=/.test(w)).map((w) => w.split(/=(.*)/s)));
+    const flags = words.filter((w) => !/^[A-Z_]+=/.test(w));
+    const server = await startServer(['node', ...flags, 'dist/server.js'], {
+      ...prepared.env,
+      ...PRICE_SERVER_ENV,
+      KOLLI_RATE_LIMIT_PER_MINUTE: '100000000',
+      ...env,
+    });
+    servers.push({ label: `kolli ${servers.length + 1} [${variant}]`, server, price: true });
+  }
+  const first = servers[0]?.server;
+  if (!first) throw new Error('BENCH_VARIANTS lists no process');
+  const sample = await fetch(`http://127.0.0.1:${first.port}${SAMPLE_PRICE}`, { headers });
+  const body = await sample.text();
+  if (sample.status !== 200) throw new Error(`GET /v3/Calculate/ answered ${sample.status}: ${body}`);
+  if (process.env.BENCH_BARE !== '0') {
+    const bodyFile = join(tmpdir(), `kolli-bench-cpu-${process.pid}.json`);
+    writeFileSync(bodyFile, body);
+    const bare = fileURLToPath(new URL('./_bare.mjs', import.meta.url));
+    const flags = PERF ? ['--perf-basic-prof'] : [];
+    servers.push({
+      label: 'bare',
+      server: await startServer(['node', ...flags, bare, bodyFile], {}),
+      price: false,
+    });
+  }
+  await pinSelf(1);
+
+  const load = (s: (typeof servers)[number], duration: number, rate = 0) =>
+    autocannon({
+      url: `http://127.0.0.1:${s.server.port}${s.price ? '/v3/Calculate/' : '/bare'}`,
+      connections: 20,
+      duration,
+      workers: 1,
+      ...(rate > 0 ? { overallRate: rate } : {}),
+      ...(s.price ? { headers, requests: [{ setupRequest: distinct }] } : {}),
+    });
+  const recordPerf = (pid: number, name: string) =>
+    new Promise<void>((resolve) => {
+      const perf = spawn(
+        'perf',
+        [
+          'record',
+          '-q',
+          '-e',
+          'cpu-clock',
+          '-g',
+          '-t',
+          String(pid),
+          '-o',
+          join(PERF as string, `${name}.data`),
+        ].concat(['--', 'sleep', String(Math.max(1, SECONDS - 1))]),
+        { stdio: 'ignore' },
+      );
+      perf.on('error', () => resolve());
+      perf.on('exit', () => resolve());
+    });
+
+  for (const s of servers) await load(s, 3); // warm the JIT and the caches
+  const figures = new Map<string, { rate: number; total: number }[]>();
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const s of servers) {
+      const pid = s.server.child.pid as number;
+      const before = { ...threadTicks(pid), softirq: softirqTicks() };
+      const perf = PERF
+        ? recordPerf(pid, `${s.label.split(' [')[0]?.replace(' ', '-')}-round${round}`)
+        : null;
+      const result = await load(s, SECONDS, RATE);
+      await perf;
+      const after = { ...threadTicks(pid), softirq: softirqTicks() };
+      if (result.non2xx + result.errors > 0) throw new Error(`${s.label}: ${result.non2xx} answers not 2xx`);
+      const n = result.requests.total;
+      const us = (key: keyof typeof before) => ((after[key] - before[key]) * TICK_US) / n;
+      // The main thread's system time already holds the softirq work done in its name (mostly the
+      // loopback delivery of what it writes); core 0's softirq figure shows how much that is.
+      const total = us('user') + us('system') + us('helpers');
+      console.log(
+        `round ${round} ${s.label}: ${(n / SECONDS).toFixed(0)} req/s; µs per request: main thread user ${us('user').toFixed(1)}, system ${us('system').toFixed(1)} (core 0 softirq ${us('softirq').toFixed(1)}); other threads ${us('helpers').toFixed(1)}; total ${total.toFixed(1)}`,
+      );
+      const key = s.price ? `kolli [${s.label.split(' [')[1]}` : 'bare';
+      figures.set(key, [...(figures.get(key) ?? []), { rate: n / SECONDS, total }]);
+    }
+  }
+  console.log(
+    `${RATE > 0 ? `${RATE} req/s offered` : 'as fast as answered'}; ${ROUNDS} rounds of ${SECONDS} s; 20 connections; every price query distinct, answer cache off`,
+  );
+  for (const [key, list] of figures) {
+    console.log(
+      `${key}: median ${median(list.map((f) => f.rate)).toFixed(0)} req/s, ${median(list.map((f) => f.total)).toFixed(1)} µs of CPU per request (${list.length} loads)`,
+    );
+  }
+} finally {
+  for (const s of servers) await s.server.stop();
+  await prepared.drop();
+}
