@@ -65,7 +65,9 @@ if (prepared.kind === 'pglite' && VARIANTS.length > 1) {
 }
 const distinct = distinctPriceRequests();
 const headers = { authorization: `Bearer ${prepared.key}` };
-const servers: { label: string; server: ServerProcess; price: boolean }[] = [];
+/** A Kolli process of a variant (the processes of one variant share its medians), or the bare route. */
+const servers: { name: string; variant: string | null; server: ServerProcess }[] = [];
+const group = (s: (typeof servers)[number]) => (s.variant === null ? 'bare' : `kolli [${s.variant}]`);
 try {
   for (const variant of VARIANTS) {
     const words = variant.split(/\s+/).filter(Boolean);
@@ -77,7 +79,7 @@ try {
       KOLLI_RATE_LIMIT_PER_MINUTE: '100000000',
       ...env,
     });
-    servers.push({ label: `kolli ${servers.length + 1} [${variant}]`, server, price: true });
+    servers.push({ name: `kolli-${servers.length + 1}`, variant, server });
   }
   const first = servers[0]?.server;
   if (!first) throw new Error('BENCH_VARIANTS lists no process');
@@ -89,41 +91,43 @@ try {
     writeFileSync(bodyFile, body);
     const bare = fileURLToPath(new URL('./_bare.mjs', import.meta.url));
     const flags = PERF ? ['--perf-basic-prof'] : [];
-    servers.push({
-      label: 'bare',
-      server: await startServer(['node', ...flags, bare, bodyFile], {}),
-      price: false,
-    });
+    const server = await startServer(['node', ...flags, bare, bodyFile], {});
+    servers.push({ name: 'bare', variant: null, server });
   }
   await pinSelf(1);
 
   const load = (s: (typeof servers)[number], duration: number, rate = 0) =>
     autocannon({
-      url: `http://127.0.0.1:${s.server.port}${s.price ? '/v3/Calculate/' : '/bare'}`,
+      url: `http://127.0.0.1:${s.server.port}${s.variant === null ? '/bare' : '/v3/Calculate/'}`,
       connections: 20,
       duration,
       workers: 1,
       ...(rate > 0 ? { overallRate: rate } : {}),
-      ...(s.price ? { headers, requests: [{ setupRequest: distinct }] } : {}),
+      ...(s.variant === null ? {} : { headers, requests: [{ setupRequest: distinct }] }),
     });
-  const recordPerf = (pid: number, name: string) =>
+  // For a second less than the load, so it records only the loaded server.
+  const recordPerf = (pid: number, file: string) =>
     new Promise<void>((resolve) => {
-      const perf = spawn(
-        'perf',
-        [
-          'record',
-          '-q',
-          '-e',
-          'cpu-clock',
-          '-g',
-          '-t',
-          String(pid),
-          '-o',
-          join(PERF as string, `${name}.data`),
-        ].concat(['--', 'sleep', String(Math.max(1, SECONDS - 1))]),
-        { stdio: 'ignore' },
-      );
-      perf.on('error', () => resolve());
+      const seconds = String(Math.max(1, SECONDS - 1));
+      const args = [
+        'record',
+        '-q',
+        '-e',
+        'cpu-clock',
+        '-g',
+        '-t',
+        String(pid),
+        '-o',
+        file,
+        '--',
+        'sleep',
+        seconds,
+      ];
+      const perf = spawn('perf', args, { stdio: ['ignore', 'ignore', 'inherit'] });
+      perf.on('error', (err) => {
+        console.error(`perf did not run (${err.message}); figures without a recording`);
+        resolve();
+      });
       perf.on('exit', () => resolve());
     });
 
@@ -133,23 +137,21 @@ try {
     for (const s of servers) {
       const pid = s.server.child.pid as number;
       const before = { ...threadTicks(pid), softirq: softirqTicks() };
-      const perf = PERF
-        ? recordPerf(pid, `${s.label.split(' [')[0]?.replace(' ', '-')}-round${round}`)
-        : null;
+      const perf = PERF ? recordPerf(pid, join(PERF, `${s.name}-round${round}.data`)) : null;
       const result = await load(s, SECONDS, RATE);
       await perf;
       const after = { ...threadTicks(pid), softirq: softirqTicks() };
-      if (result.non2xx + result.errors > 0) throw new Error(`${s.label}: ${result.non2xx} answers not 2xx`);
+      const label = s.variant === null ? 'bare' : `${s.name.replace('-', ' ')} [${s.variant}]`;
+      if (result.non2xx + result.errors > 0) throw new Error(`${label}: ${result.non2xx} answers not 2xx`);
       const n = result.requests.total;
       const us = (key: keyof typeof before) => ((after[key] - before[key]) * TICK_US) / n;
       // The main thread's system time already holds the softirq work done in its name (mostly the
       // loopback delivery of what it writes); core 0's softirq figure shows how much that is.
       const total = us('user') + us('system') + us('helpers');
       console.log(
-        `round ${round} ${s.label}: ${(n / SECONDS).toFixed(0)} req/s; µs per request: main thread user ${us('user').toFixed(1)}, system ${us('system').toFixed(1)} (core 0 softirq ${us('softirq').toFixed(1)}); other threads ${us('helpers').toFixed(1)}; total ${total.toFixed(1)}`,
+        `round ${round} ${label}: ${(n / SECONDS).toFixed(0)} req/s; µs per request: main thread user ${us('user').toFixed(1)}, system ${us('system').toFixed(1)} (core 0 softirq ${us('softirq').toFixed(1)}); other threads ${us('helpers').toFixed(1)}; total ${total.toFixed(1)}`,
       );
-      const key = s.price ? `kolli [${s.label.split(' [')[1]}` : 'bare';
-      figures.set(key, [...(figures.get(key) ?? []), { rate: n / SECONDS, total }]);
+      figures.set(group(s), [...(figures.get(group(s)) ?? []), { rate: n / SECONDS, total }]);
     }
   }
   console.log(
