@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 /** A spawned npm script: its process, everything it printed so far, and how it ended. */
@@ -29,10 +30,52 @@ export function runNpm(script: string, env: NodeJS.ProcessEnv): Running {
   return { child, output: () => output, exited };
 }
 
-/** SIGTERM to the process group (npm and node), as a process manager does. */
+/** SIGTERM to the process group (npm and node), as a process manager does; see `groupEnded`. */
 export async function stopGroup(running: Running): Promise<number | string | null> {
   if (running.child.pid) process.kill(-running.child.pid, 'SIGTERM');
-  return running.exited;
+  return groupEnded(running);
+}
+
+/**
+ * npm's exit code once every process of its group has ended. npm dies of a signal at once while
+ * node is still closing its database; a caller that then reuses or removes the data directory
+ * would race with it.
+ */
+export async function groupEnded(running: Running): Promise<number | string | null> {
+  const code = await running.exited;
+  const group = running.child.pid;
+  const deadline = Date.now() + 30_000;
+  while (group && groupAlive(group)) {
+    if (Date.now() > deadline) {
+      process.kill(-group, 'SIGKILL');
+      throw new Error(`process group ${group} still running 30 s after npm ended`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return code;
+}
+
+/** Whether a process of the group still runs; zombies left for an init that does not reap don't count. */
+function groupAlive(group: number): boolean {
+  if (!existsSync('/proc/self/stat')) {
+    try {
+      process.kill(-group, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  return readdirSync('/proc').some((entry) => {
+    if (!/^\d+$/.test(entry)) return false;
+    try {
+      // Fields after the command's closing parenthesis: state, ppid, pgrp.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+      return Number(pgrp) === group && state !== 'Z';
+    } catch {
+      return false; // ended while we looked
+    }
+  });
 }
 
 /** A TCP port nobody listens on right now. */
