@@ -1,5 +1,6 @@
-// The reference of bench/price.ts: a bare Fastify route answering a fixed JSON body (argv[2], a file)
-// on the port in argv[3]; nothing else (no auth, validation, logging or limits).
+// The reference of the price benches (started by `startBare`, bench/_prices.ts): a bare Fastify
+// route answering a fixed JSON body (argv[2], a file) on PORT; nothing else (no auth, validation,
+// logging or limits).
 import { readFileSync } from 'node:fs';
 import Fastify from 'fastify';
 

@@ -1,8 +1,13 @@
-// The distinct price questions of bench/price.ts and bench/cpu.ts: postal codes with street addresses,
-// spread over the country (each has a serving terminal), for the autocannon setupRequest module
-// `_distinct-prices.cjs`, which reads them from BENCH_ZIPS in its worker.
-import { readFileSync } from 'node:fs';
+// What bench/price.ts and bench/cpu.ts share: the distinct price questions (postal codes with street
+// addresses, spread over the country, each with a serving terminal, for the autocannon setupRequest
+// module `_distinct-prices.cjs`, which reads them from BENCH_ZIPS in its worker), the server settings,
+// the bare reference route and the load.
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { type ServerProcess, startServer } from './_process';
 
 /** Sets BENCH_ZIPS and returns the path of the setupRequest module that varies every request. */
 export function distinctPriceRequests(): string {
@@ -25,3 +30,35 @@ export const PRICE_SERVER_ENV = {
   KOLLI_ANSWER_CACHE_MS: '0',
   KOLLI_WEBHOOK_WORKER: '0',
 };
+
+/** The bare Fastify route (`_bare.mjs`) answering `body`, the reference every price ratio divides by. */
+export async function startBare(body: string, flags: string[] = []): Promise<ServerProcess> {
+  const bodyFile = join(tmpdir(), `kolli-bench-bare-${process.pid}.json`);
+  writeFileSync(bodyFile, body);
+  try {
+    return await startServer(
+      ['node', ...flags, fileURLToPath(new URL('./_bare.mjs', import.meta.url)), bodyFile],
+      {},
+    );
+  } finally {
+    rmSync(bodyFile, { force: true }); // read once, at its start
+  }
+}
+
+/**
+ * A load of `seconds` on a server: with `price`, GET /v3/Calculate/ with every question distinct;
+ * without, the bare route. `rate` (requests/s over all connections) 0 is as fast as it answers.
+ */
+export const loadServer = (
+  server: ServerProcess,
+  price: { headers: Record<string, string>; distinct: string } | null,
+  { seconds, connections, rate = 0 }: { seconds: number; connections: number; rate?: number },
+) =>
+  autocannon({
+    url: `http://127.0.0.1:${server.port}${price ? '/v3/Calculate/' : '/bare'}`,
+    connections,
+    duration: seconds,
+    workers: 1,
+    ...(rate > 0 ? { overallRate: rate } : {}),
+    ...(price ? { headers: price.headers, requests: [{ setupRequest: price.distinct }] } : {}),
+  });

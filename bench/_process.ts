@@ -98,12 +98,15 @@ export const profileFlags = (): string[] =>
   process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
 
 /**
- * Kolli as `npm start` runs it (the compiled build), logging at info and with a rate limit that never
- * refuses, then this process pinned to the other core. BENCH_PROFILE=<dir>: the server writes a V8 CPU
- * profile there when it stops (node --cpu-prof).
+ * Kolli as `npm start` runs it (the compiled build, with node `flags`), logging at info and with a
+ * rate limit that never refuses, then this process pinned to the other core. BENCH_PROFILE=<dir>: the
+ * server writes a V8 CPU profile there when it stops (node --cpu-prof).
  */
-export async function startKolli(env: Record<string, string | undefined>): Promise<ServerProcess> {
-  const server = await startServer(['node', ...profileFlags(), 'dist/server.js'], {
+export async function startKolli(
+  env: Record<string, string | undefined>,
+  flags: string[] = [],
+): Promise<ServerProcess> {
+  const server = await startServer(['node', ...profileFlags(), ...flags, 'dist/server.js'], {
     LOG_LEVEL: 'info',
     KOLLI_RATE_LIMIT_PER_MINUTE: '100000000',
     ...env,

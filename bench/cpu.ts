@@ -18,14 +18,12 @@
 // server's main thread (add --perf-basic-prof to a variant so its JavaScript frames have names).
 // Without DATABASE_URL the embedded database serves one Kolli process only.
 import { execFileSync, spawn } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
+import { procStatFields } from '../test/processes';
 import { prepareBenchDatabase } from './_prepared';
-import { distinctPriceRequests, PRICE_SERVER_ENV, SAMPLE_PRICE } from './_prices';
-import { pinSelf, type ServerProcess, startServer } from './_process';
+import { distinctPriceRequests, loadServer, PRICE_SERVER_ENV, SAMPLE_PRICE, startBare } from './_prices';
+import { type ServerProcess, startKolli } from './_process';
 import { median } from './_stats';
 
 const RATE = Number(process.env.BENCH_RATE ?? 0);
@@ -39,8 +37,7 @@ const TICK_US = 1e6 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'u
 function threadTicks(pid: number) {
   const ticks = { user: 0, system: 0, helpers: 0 };
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    // Fields after the command name, which may hold spaces: utime and stime are the 12th and 13th.
-    const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const fields = procStatFields(`/proc/${pid}/task/${tid}/stat`);
     const [user, system] = [Number(fields[11]), Number(fields[12])];
     if (Number(tid) === pid) Object.assign(ticks, { user, system });
     else ticks.helpers += user + system;
@@ -73,12 +70,7 @@ try {
     const words = variant.split(/\s+/).filter(Boolean);
     const env = Object.fromEntries(words.filter((w) => /^[A-Z_]+=/.test(w)).map((w) => w.split(/=(.*)/s)));
     const flags = words.filter((w) => !/^[A-Z_]+=/.test(w));
-    const server = await startServer(['node', ...flags, 'dist/server.js'], {
-      ...prepared.env,
-      ...PRICE_SERVER_ENV,
-      KOLLI_RATE_LIMIT_PER_MINUTE: '100000000',
-      ...env,
-    });
+    const server = await startKolli({ ...prepared.env, ...PRICE_SERVER_ENV, ...env }, flags);
     servers.push({ name: `kolli-${servers.length + 1}`, variant, server });
   }
   const first = servers[0]?.server;
@@ -87,23 +79,15 @@ try {
   const body = await sample.text();
   if (sample.status !== 200) throw new Error(`GET /v3/Calculate/ answered ${sample.status}: ${body}`);
   if (process.env.BENCH_BARE !== '0') {
-    const bodyFile = join(tmpdir(), `kolli-bench-cpu-${process.pid}.json`);
-    writeFileSync(bodyFile, body);
-    const bare = fileURLToPath(new URL('./_bare.mjs', import.meta.url));
-    const flags = PERF ? ['--perf-basic-prof'] : [];
-    const server = await startServer(['node', ...flags, bare, bodyFile], {});
+    const server = await startBare(body, PERF ? ['--perf-basic-prof'] : []);
     servers.push({ name: 'bare', variant: null, server });
   }
-  await pinSelf(1);
 
-  const load = (s: (typeof servers)[number], duration: number, rate = 0) =>
-    autocannon({
-      url: `http://127.0.0.1:${s.server.port}${s.variant === null ? '/bare' : '/v3/Calculate/'}`,
+  const load = (s: (typeof servers)[number], seconds: number, rate = 0) =>
+    loadServer(s.server, s.variant === null ? null : { headers, distinct }, {
+      seconds,
       connections: 20,
-      duration,
-      workers: 1,
-      ...(rate > 0 ? { overallRate: rate } : {}),
-      ...(s.variant === null ? {} : { headers, requests: [{ setupRequest: distinct }] }),
+      rate,
     });
   // For a second less than the load, so it records only the loaded server.
   const recordPerf = (pid: number, file: string) =>

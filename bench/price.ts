@@ -11,13 +11,9 @@
 // With DATABASE_URL a scratch database is created beside it and dropped at the end. BENCH_ROUNDS
 // (default 5), BENCH_SECONDS (default 5), BENCH_CONNECTIONS (default 20), BENCH_RSS_SECONDS (30).
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
 import { prepareBenchDatabase } from './_prepared';
-import { distinctPriceRequests, PRICE_SERVER_ENV, SAMPLE_PRICE } from './_prices';
+import { distinctPriceRequests, loadServer, PRICE_SERVER_ENV, SAMPLE_PRICE, startBare } from './_prices';
 import { profileFlags, type ServerProcess, startKolli, startServer } from './_process';
 import { median } from './_stats';
 
@@ -41,9 +37,7 @@ try {
   const first = await fetch(sample, { headers });
   const body = await first.text();
   if (first.status !== 200) throw new Error(`GET /v3/Calculate/ answered ${first.status}: ${body}`);
-  const bodyFile = join(tmpdir(), `kolli-bench-price-${process.pid}.json`);
-  writeFileSync(bodyFile, body);
-  bare = await startServer(['node', fileURLToPath(new URL('./_bare.mjs', import.meta.url)), bodyFile], {});
+  bare = await startBare(body);
   const bareBody = await (await fetch(`http://127.0.0.1:${bare.port}/bare`)).text();
   // The ceiling shares the database, which only PostgreSQL allows (bench/_ceiling.ts).
   if (prepared.kind === 'postgres') {
@@ -71,15 +65,8 @@ try {
     const res = await fetch(`http://127.0.0.1:${kolli.port}${path}`, { headers });
     if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
   }
-  const load = (server: ServerProcess, isPrice: boolean, duration: number) =>
-    autocannon({
-      url: isPrice ? `http://127.0.0.1:${server.port}/v3/Calculate/` : `http://127.0.0.1:${server.port}/bare`,
-      connections: CONNECTIONS,
-      duration,
-      workers: 1,
-      headers: isPrice ? headers : {},
-      ...(isPrice ? { requests: [{ setupRequest: distinct }] } : {}),
-    });
+  const load = (server: ServerProcess, isPrice: boolean, seconds: number) =>
+    loadServer(server, isPrice ? { headers, distinct } : null, { seconds, connections: CONNECTIONS });
 
   // Warm each (JIT, caches), then alternate.
   await load(bare, false, 2);

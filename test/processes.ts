@@ -55,9 +55,20 @@ export async function groupEnded(running: Running): Promise<number | string | nu
   return code;
 }
 
+const HAS_PROC = existsSync('/proc/self/stat');
+
+/**
+ * The fields of a `/proc/.../stat` line after the command name, which may itself hold spaces and
+ * parentheses: [0] state, [1] ppid, [2] pgrp, [11] utime, [12] stime (proc(5), less two).
+ */
+export function procStatFields(path: string): string[] {
+  const stat = readFileSync(path, 'utf8');
+  return stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+}
+
 /** Whether a process of the group still runs; zombies left for an init that does not reap don't count. */
 function groupAlive(group: number): boolean {
-  if (!existsSync('/proc/self/stat')) {
+  if (!HAS_PROC) {
     try {
       process.kill(-group, 0);
       return true;
@@ -68,9 +79,7 @@ function groupAlive(group: number): boolean {
   return readdirSync('/proc').some((entry) => {
     if (!/^\d+$/.test(entry)) return false;
     try {
-      // Fields after the command's closing parenthesis: state, ppid, pgrp.
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const [state, , pgrp] = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+      const [state, , pgrp] = procStatFields(`/proc/${entry}/stat`);
       return Number(pgrp) === group && state !== 'Z';
     } catch {
       return false; // ended while we looked
