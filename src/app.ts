@@ -34,6 +34,7 @@ import { requestId } from './http/request-id';
 import { bindRouteInput, frameworkErrors } from './http/route-input';
 import { ProblemSchema } from './http/schemas';
 import { API_HEADERS, PAGE_HEADERS } from './http/security-headers';
+import { buildSerializer } from './http/serializers';
 import { bodyAjv, textAjv } from './http/validation';
 import { invoicingRoutes } from './invoicing/routes';
 import { createInvoicingService, type InvoicingService } from './invoicing/service';
@@ -186,6 +187,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
     genReqId: requestId,
     ajv: { customOptions: { allErrors: true } },
+    schemaController: { compilersFactory: { buildSerializer } },
     // A path that is not UTF-8 (a percent-escaped surrogate) as a problem naming its parameter.
     frameworkErrors,
   }).withTypeProvider<TypeBoxTypeProvider>();
