@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // Pure unit tests (`*.unit.test.ts`), the end-to-end suite and the portal's browser tests (PGlite) run
@@ -11,6 +12,9 @@ export default defineConfig({
     globalSetup: ['test/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // The tests wait more than they compute (the database, child processes, retry timers): one worker
+    // per core kept a 2-core machine half idle, and Vitest's default is one fewer than that.
+    maxWorkers: availableParallelism() + 1,
     projects: [
       {
         extends: true,
@@ -23,6 +27,9 @@ export default defineConfig({
           include: databaseTests,
           exclude: unitOrE2e,
           env: { KOLLI_TEST_DB: 'pglite' },
+          // Each file opens its own database and app, and none mocks a module, so a worker imports
+          // the server once for all the files it runs instead of once per file.
+          isolate: false,
         },
       },
       ...(process.env.TEST_DATABASE_URL
@@ -34,6 +41,7 @@ export default defineConfig({
                 include: databaseTests,
                 exclude: unitOrE2e,
                 env: { KOLLI_TEST_DB: 'postgres' },
+                isolate: false,
               },
             },
           ]
