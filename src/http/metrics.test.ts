@@ -1,4 +1,6 @@
 import type { AddressInfo } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { osloBergenBooking } from '../../test/factories';
 import { ADMIN_KEY, bearer, buildTestApp, type TestContext } from '../../test/helpers';
@@ -113,4 +115,23 @@ describe('in production', () => {
       await ctx.close();
     }
   });
+});
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+test('a closed app is not kept alive by the process’s metrics collectors', async () => {
+  const built = async () => {
+    const ctx = await buildTestApp();
+    await ctx.app.inject({ method: 'GET', url: '/healthz' });
+    const ref = new WeakRef(ctx.app);
+    await ctx.close();
+    return ref;
+  };
+  const ref = await built();
+  for (let i = 0; i < 10 && ref.deref(); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    gc();
+  }
+  expect(ref.deref()).toBeUndefined();
 });

@@ -197,6 +197,12 @@ function domainGauges(
 export const metricsPlugin = fp(async (app: FastifyInstance, options: MetricsOptions = {}) => {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  // prom-client's collector of garbage-collection times is never stopped and keeps the registry, whose
+  // gauges close over the app and its database: emptied, a closed app can be collected (tests build many).
+  app.addHook('onClose', (_app, done) => {
+    registry.clear();
+    done();
+  });
   const duration = new RequestHistogram();
   registry.registerMetric(duration as never);
   registry.registerMetric(bookingsTotal);
