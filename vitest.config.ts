@@ -13,8 +13,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // The tests wait more than they compute (the database, child processes, retry timers): one worker
-    // per core kept a 2-core machine half idle, and Vitest's default is one fewer than that.
-    maxWorkers: availableParallelism() + 1,
+    // per core kept a 2-core machine half idle, and Vitest's default is one fewer than that. At most
+    // four: each PostgreSQL test file holds a pool of up to 10 connections, of the server's 100.
+    maxWorkers: Math.min(availableParallelism() + 1, 4),
     projects: [
       {
         extends: true,
