@@ -7,6 +7,20 @@ import { defineConfig } from 'vitest/config';
 const unitOrE2e = ['src/**/*.unit.test.ts', 'test/e2e/**/*.test.ts', 'test/browser/**/*.test.ts'];
 const databaseTests = ['src/**/*.test.ts', 'test/**/*.test.ts'];
 
+/** The database tests on one kind of database (KOLLI_TEST_DB, read by test/helpers.ts). */
+const databaseProject = (database: 'pglite' | 'postgres') => ({
+  extends: true as const,
+  test: {
+    name: database,
+    include: databaseTests,
+    exclude: unitOrE2e,
+    env: { KOLLI_TEST_DB: database },
+    // Each file opens its own database and app, and none mocks a module, so a worker imports the
+    // server once for all the files it runs instead of once per file.
+    isolate: false,
+  },
+});
+
 export default defineConfig({
   test: {
     globalSetup: ['test/global-setup.ts'],
@@ -21,32 +35,8 @@ export default defineConfig({
         extends: true,
         test: { name: 'unit', include: unitOrE2e },
       },
-      {
-        extends: true,
-        test: {
-          name: 'pglite',
-          include: databaseTests,
-          exclude: unitOrE2e,
-          env: { KOLLI_TEST_DB: 'pglite' },
-          // Each file opens its own database and app, and none mocks a module, so a worker imports
-          // the server once for all the files it runs instead of once per file.
-          isolate: false,
-        },
-      },
-      ...(process.env.TEST_DATABASE_URL
-        ? [
-            {
-              extends: true as const,
-              test: {
-                name: 'postgres',
-                include: databaseTests,
-                exclude: unitOrE2e,
-                env: { KOLLI_TEST_DB: 'postgres' },
-                isolate: false,
-              },
-            },
-          ]
-        : []),
+      databaseProject('pglite'),
+      ...(process.env.TEST_DATABASE_URL ? [databaseProject('postgres')] : []),
     ],
   },
 });

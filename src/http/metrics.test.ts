@@ -117,10 +117,9 @@ describe('in production', () => {
   });
 });
 
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
-
 test('a closed app is not kept alive by the process’s metrics collectors', async () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
   const built = async () => {
     const ctx = await buildTestApp();
     await ctx.app.inject({ method: 'GET', url: '/healthz' });

@@ -19,12 +19,8 @@ export function buildSerializer(externalSchemas?: unknown, options?: object) {
   const compile = SerializerSelector()(externalSchemas, options);
   if (options && Object.keys(options).length > 0) return compile;
   const key = JSON.stringify(externalSchemas ?? null);
-  let serializers = compiled.get(key);
-  if (!serializers) {
-    serializers = new WeakMap();
-    compiled.set(key, serializers);
-  }
-  const known = serializers;
+  const known = compiled.get(key) ?? new WeakMap<object, Serializer>();
+  compiled.set(key, known);
   return (route: RouteDefinition): Serializer => {
     const schema = route.schema;
     if (typeof schema !== 'object' || schema === null) return compile(route);
