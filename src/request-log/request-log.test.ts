@@ -212,6 +212,35 @@ describe('settings and failures', () => {
     }
   });
 
+  test('text PostgreSQL cannot store (NUL, a lone surrogate) is replaced, and its batch still written', async () => {
+    const { requestLog } = ctx.services;
+    const captured = (requestId: string, requestBody: string) => ({
+      at: new Date(),
+      keyId: 'key_unstorable',
+      customerNrs: ['1000'],
+      credential: undefined,
+      method: 'POST',
+      url: '/v1/unstorable',
+      status: 415,
+      durationMs: 1.5,
+      requestId,
+      requestContentType: 'text/plain',
+      requestBody,
+      responseContentType: undefined,
+      responseBody: undefined,
+    });
+    requestLog.record(captured('plain', 'nothing odd'));
+    requestLog.record(captured('odd', 'a\u0000b\ud800c'));
+    await requestLog.flush();
+    const rows = await ctx.database.db.execute(
+      sql`select request_id, request_body from request_log where key_id = 'key_unstorable' order by id`,
+    );
+    expect((rows as unknown as { rows: unknown[] }).rows).toEqual([
+      { request_id: 'plain', request_body: 'nothing odd' },
+      { request_id: 'odd', request_body: 'a\uFFFDb\uFFFDc' },
+    ]);
+  });
+
   test('a log that cannot be written never fails the request', async () => {
     const serverLog = logCapture();
     const app = await buildTestApp({ env: { LOG_LEVEL: 'error' }, logStream: serverLog.stream });
