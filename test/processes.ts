@@ -1,6 +1,25 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { projectPath } from '../src/lib/project-root';
+
+/**
+ * Runs an ES module's text in a fresh Node process under tsx, from the project's root (where tsx
+ * resolves), and returns what it printed: for checks that need a process nothing else has touched.
+ * Synchronous, so a child that hangs is ended at `timeoutMs`, not left to block the test worker.
+ */
+export function runFreshModule(script: string, nodeFlags: string[] = [], timeoutMs = 60_000): string {
+  return execFileSync(
+    process.execPath,
+    [...nodeFlags, '--import', 'tsx', '--input-type=module', '-e', script],
+    {
+      cwd: projectPath(),
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: timeoutMs,
+    },
+  );
+}
 
 /** A spawned npm script: its process, everything it printed so far, and how it ended. */
 export interface Running {

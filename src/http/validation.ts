@@ -18,8 +18,8 @@ function makeAjv(coerce: boolean): Ajv {
     // Ajv's optimiser counts the generated code's variable names in objects keyed by name (err103,
     // valid12, …), one V8 transition each off the empty object's hidden class. Kolli's schemas made
     // more than V8 keeps (1 536): until the first full collection, every object built property by
-    // property (each request's headers) then got a hidden class of its own, and every request ran
-    // ~15 % slower (bench/README.md). Unoptimised validators run as fast.
+    // property (each request's headers) then got a hidden class of its own, and a request cost
+    // 19–41 % more CPU for the first ~20 s of load (bench/README.md). Unoptimised validators run as fast.
     code: { optimize: false },
   });
   addFormats.default(ajv);

@@ -1,6 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
+import { runFreshModule } from '../../test/processes';
 import { bodyAjv, fieldName, validationErrors } from './validation';
 
 describe('fieldName', () => {
@@ -52,12 +51,11 @@ describe("the routes' validators", () => {
   // V8 keeps at most 1 536 transitions off the empty object's hidden class; past that, objects that
   // gain their properties one by one (Node's request.headers) each get a class of their own, and
   // every property read of them misses its cache. Compiling the routes must leave room. Checked in a
-  // fresh process, where nothing else has used the transitions up, with an old space large enough
-  // that no full collection runs during start-up: one would clear dead transitions and hide the fault.
-  test('leave objects built property by property sharing their hidden class', () => {
+  // fresh process, where nothing else has used the transitions up, and with an old space large
+  // enough that the heap's growth sets off no full collection after the validators compile: one
+  // would clear their dead transitions and hide the fault.
+  test('leave objects built property by property sharing their hidden class', { timeout: 90_000 }, () => {
     const script = `
-      import { setFlagsFromString } from 'node:v8';
-      setFlagsFromString('--allow-natives-syntax');
       const sameMap = new Function('a', 'b', 'return %HaveSameMap(a, b)');
       let n = 0;
       const shared = () => {
@@ -77,12 +75,7 @@ describe("the routes' validators", () => {
       process.stdout.write(JSON.stringify({ before, after: shared() }));
       await app.close();
       await database.close();`;
-    const flags = ['--initial-old-space-size=1024', '--import', 'tsx', '--input-type=module'];
-    const out = execFileSync(process.execPath, [...flags, '-e', script], {
-      cwd: fileURLToPath(new URL('../..', import.meta.url)), // the project, where tsx resolves
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const out = runFreshModule(script, ['--allow-natives-syntax', '--initial-old-space-size=1024']);
     expect(JSON.parse(out)).toEqual({ before: true, after: true });
   });
 });

@@ -1,6 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, test, vi } from 'vitest';
+import { runFreshModule } from '../../test/processes';
 import { MAX_JSON_DEPTH } from '../http/json-body';
 import { storedBody } from './redact';
 
@@ -25,12 +24,7 @@ describe('a body that is a JSON scalar', () => {
   test('leaves a fresh process alive', () => {
     const script = `import { storedBody } from '${new URL('./redact.ts', import.meta.url).href}';
       process.stdout.write(String(storedBody(1, 'application/json', [], 1000)));`;
-    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-      cwd: fileURLToPath(new URL('../..', import.meta.url)), // the project, where tsx resolves
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    expect(out).toBe('1');
+    expect(runFreshModule(script)).toBe('1');
   });
 });
 
