@@ -29,7 +29,7 @@ const storable = (_key: string, value: unknown) =>
   typeof value === 'string' ? value.replace(UNSTORABLE, '\uFFFD') : value;
 
 const columns = getTableColumns(requestLog);
-/** Every column but the identity, which the database numbers in the order of the batch. */
+/** Every column but the identity, which the database numbers in the batch's order (`with ordinality`). */
 const written = sql.raw(
   Object.values(columns)
     .filter((c) => !c.generatedIdentity)
@@ -49,7 +49,8 @@ export function createRequestLogStore(db: DbOrTx) {
       );
       await db.execute(
         sql`insert into request_log (${written})
-            select ${written} from json_populate_recordset(null::request_log, ${json}::json)`,
+            select ${written} from json_populate_recordset(null::request_log, ${json}::json) with ordinality
+             order by ordinality`,
       );
     },
 
