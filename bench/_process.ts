@@ -1,8 +1,9 @@
 // Helpers for benchmarks that run the server as its own process (the compiled build, as `npm start`
 // runs it), pinned to one core while the load generator runs on another.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { procStatFields } from '../test/processes';
 
 // Read once, before pinSelf: afterwards availableParallelism() counts only this process's own core,
 // and a server started then would be left unpinned, on the load generator's core.
@@ -113,4 +114,19 @@ export async function startKolli(
   });
   await pinSelf(1);
   return server;
+}
+
+/** Microseconds of CPU a clock tick of /proc stands for. */
+export const TICK_US = 1e6 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
+
+/** CPU ticks so far: the main thread's user and system time, the other threads' together. */
+export function threadTicks(pid: number) {
+  const ticks = { user: 0, system: 0, helpers: 0 };
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    const fields = procStatFields(`/proc/${pid}/task/${tid}/stat`);
+    const [user, system] = [Number(fields[11]), Number(fields[12])];
+    if (Number(tid) === pid) Object.assign(ticks, { user, system });
+    else ticks.helpers += user + system;
+  }
+  return ticks;
 }

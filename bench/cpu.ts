@@ -18,12 +18,11 @@
 // server's main thread (add --perf-basic-prof to a variant so its JavaScript frames have names).
 // Without DATABASE_URL the embedded database serves one Kolli process only.
 import { execFileSync, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { procStatFields } from '../test/processes';
 import { prepareBenchDatabase } from './_prepared';
 import { distinctPriceRequests, loadServer, PRICE_SERVER_ENV, SAMPLE_PRICE, startBare } from './_prices';
-import { type ServerProcess, startKolli } from './_process';
+import { type ServerProcess, startKolli, TICK_US, threadTicks } from './_process';
 import { median } from './_stats';
 
 const RATE = Number(process.env.BENCH_RATE ?? 0);
@@ -31,19 +30,6 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const VARIANTS = (process.env.BENCH_VARIANTS ?? '').split('|').map((v) => v.trim());
 const PERF = process.env.BENCH_PERF;
-const TICK_US = 1e6 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
-
-/** CPU ticks so far: the main thread's user and system time, the other threads' together. */
-function threadTicks(pid: number) {
-  const ticks = { user: 0, system: 0, helpers: 0 };
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    const fields = procStatFields(`/proc/${pid}/task/${tid}/stat`);
-    const [user, system] = [Number(fields[11]), Number(fields[12])];
-    if (Number(tid) === pid) Object.assign(ticks, { user, system });
-    else ticks.helpers += user + system;
-  }
-  return ticks;
-}
 
 /** Core 0's softirq ticks so far (/proc/stat: user nice system idle iowait irq softirq). */
 const softirqTicks = () =>
