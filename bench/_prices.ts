@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { type ServerProcess, startServer } from './_process';
+import { profileFlags, type ServerProcess, startServer } from './_process';
 
 /** Sets BENCH_ZIPS and returns the path of the setupRequest module that varies every request. */
 export function distinctPriceRequests(): string {
@@ -44,6 +44,27 @@ export async function startBare(body: string, flags: string[] = []): Promise<Ser
     rmSync(bodyFile, { force: true }); // read once, at its start
   }
 }
+
+/**
+ * The ceiling (`_ceiling.ts`) on the prepared PostgreSQL database (`env`), with a rate limit that
+ * never refuses; `layers` (default all) is passed on as CEILING_LAYERS, with the answer it gives
+ * without a quote (`body`) and the key it quotes for without authentication (`key`).
+ */
+export const startCeiling = (
+  env: Record<string, string | undefined>,
+  layers?: { names: readonly string[]; body: string; key: string },
+): Promise<ServerProcess> =>
+  startServer(
+    ['node', ...profileFlags(), '--import', 'tsx', fileURLToPath(new URL('./_ceiling.ts', import.meta.url))],
+    {
+      ...env,
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+      KOLLI_RATE_LIMIT_PER_MINUTE: '100000000',
+      ...(layers
+        ? { CEILING_LAYERS: layers.names.join(','), CEILING_BODY: layers.body, CEILING_KEY: layers.key }
+        : {}),
+    },
+  );
 
 /**
  * A load of `seconds` on a server: with `price`, GET /v3/Calculate/ with every question distinct;

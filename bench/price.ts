@@ -11,10 +11,16 @@
 // With DATABASE_URL a scratch database is created beside it and dropped at the end. BENCH_ROUNDS
 // (default 5), BENCH_SECONDS (default 5), BENCH_CONNECTIONS (default 20), BENCH_RSS_SECONDS (30).
 import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { prepareBenchDatabase } from './_prepared';
-import { distinctPriceRequests, loadServer, PRICE_SERVER_ENV, SAMPLE_PRICE, startBare } from './_prices';
-import { profileFlags, type ServerProcess, startKolli, startServer } from './_process';
+import {
+  distinctPriceRequests,
+  loadServer,
+  PRICE_SERVER_ENV,
+  SAMPLE_PRICE,
+  startBare,
+  startCeiling,
+} from './_prices';
+import { type ServerProcess, startKolli } from './_process';
 import { median } from './_stats';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -40,22 +46,7 @@ try {
   bare = await startBare(body);
   const bareBody = await (await fetch(`http://127.0.0.1:${bare.port}/bare`)).text();
   // The ceiling shares the database, which only PostgreSQL allows (bench/_ceiling.ts).
-  if (prepared.kind === 'postgres') {
-    ceiling = await startServer(
-      [
-        'node',
-        ...profileFlags(),
-        '--import',
-        'tsx',
-        fileURLToPath(new URL('./_ceiling.ts', import.meta.url)),
-      ],
-      {
-        ...prepared.env,
-        LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-        KOLLI_RATE_LIMIT_PER_MINUTE: '100000000',
-      },
-    );
-  }
+  if (prepared.kind === 'postgres') ceiling = await startCeiling(prepared.env);
 
   // The distinct questions must be prices, not problems: ask a few of them first.
   const { createRequire } = await import('node:module');
