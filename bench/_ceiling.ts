@@ -9,7 +9,7 @@
 //
 // CEILING_LAYERS (comma-separated; default all of bench/_ceiling-layers.ts) keeps only the layers
 // named, for bench/layers.ts, which adds them one at a time: without `quote` the route answers
-// CEILING_BODY (a price answer, as Kolli gave it) and prices nothing; without `auth` the quote is for
+// CEILING_BODY (the whole route's answer to a price question) and prices nothing; without `auth` the quote is for
 // the account of CEILING_KEY, looked up once at start; without `schema` Fastify answers with
 // JSON.stringify.
 //
@@ -56,6 +56,7 @@ const fixedAccount = has('auth')
   : await services.auth.authenticate(bearerCredential(`Bearer ${process.env.CEILING_KEY}`) ?? '');
 if (!has('auth') && !fixedAccount) throw new Error('CEILING_KEY is not a key of the database');
 const fixedAnswer = has('quote') ? null : JSON.parse(process.env.CEILING_BODY ?? 'null');
+if (!has('quote') && !fixedAnswer) throw new Error('without the quote layer CEILING_BODY is the answer');
 
 const app = Fastify({
   ...loggingOptions(has('log') ? config.logLevel : 'silent'),

@@ -1,7 +1,7 @@
-// What bench/price.ts and bench/cpu.ts share: the distinct price questions (postal codes with street
+// What the price benches (bench/price.ts, cpu.ts, layers.ts) share: the distinct price questions (postal codes with street
 // addresses, spread over the country, each with a serving terminal, for the autocannon setupRequest
 // module `_distinct-prices.cjs`, which reads them from BENCH_ZIPS in its worker), the server settings,
-// the bare reference route and the load.
+// the bare reference route, the ceiling and the load.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,7 +22,7 @@ export function distinctPriceRequests(): string {
   return fileURLToPath(new URL('./_distinct-prices.cjs', import.meta.url));
 }
 
-/** A price question that must answer 200, and the server settings both benches price with. */
+/** A price question that must answer 200, and the server settings Kolli prices with in the benches. */
 export const SAMPLE_PRICE =
   '/v3/Calculate/?Customernr=1000&SenderZip=0150&ReceiverZip=5003&Weight=25&VolumeD3=120&ProductCode=43&Services=16&Services=35';
 export const PRICE_SERVER_ENV = {
@@ -50,21 +50,23 @@ export async function startBare(body: string, flags: string[] = []): Promise<Ser
  * never refuses; `layers` (default all) is passed on as CEILING_LAYERS, with the answer it gives
  * without a quote (`body`) and the key it quotes for without authentication (`key`).
  */
-export const startCeiling = (
+export function startCeiling(
   env: Record<string, string | undefined>,
   layers?: { names: readonly string[]; body: string; key: string },
-): Promise<ServerProcess> =>
-  startServer(
+): Promise<ServerProcess> {
+  return startServer(
     ['node', ...profileFlags(), '--import', 'tsx', fileURLToPath(new URL('./_ceiling.ts', import.meta.url))],
     {
       ...env,
       LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
       KOLLI_RATE_LIMIT_PER_MINUTE: '100000000',
-      ...(layers
-        ? { CEILING_LAYERS: layers.names.join(','), CEILING_BODY: layers.body, CEILING_KEY: layers.key }
-        : {}),
+      // Unset unless given: one exported in this shell must not strip the whole route's layers.
+      CEILING_LAYERS: layers?.names.join(','),
+      CEILING_BODY: layers?.body,
+      CEILING_KEY: layers?.key,
     },
   );
+}
 
 /**
  * A load of `seconds` on a server: with `price`, GET /v3/Calculate/ with every question distinct;

@@ -116,8 +116,12 @@ export async function startKolli(
   return server;
 }
 
-/** Microseconds of CPU a clock tick of /proc stands for. */
-export const TICK_US = 1e6 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
+let tickUs = 0;
+/** Microseconds of CPU a clock tick of /proc stands for (asked once, of the first bench that counts). */
+export function tickMicros(): number {
+  tickUs ||= 1e6 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
+  return tickUs;
+}
 
 /** CPU ticks so far: the main thread's user and system time, the other threads' together. */
 export function threadTicks(pid: number) {

@@ -22,7 +22,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { prepareBenchDatabase } from './_prepared';
 import { distinctPriceRequests, loadServer, PRICE_SERVER_ENV, SAMPLE_PRICE, startBare } from './_prices';
-import { type ServerProcess, startKolli, TICK_US, threadTicks } from './_process';
+import { type ServerProcess, startKolli, threadTicks, tickMicros } from './_process';
 import { median } from './_stats';
 
 const RATE = Number(process.env.BENCH_RATE ?? 0);
@@ -114,7 +114,7 @@ try {
       const label = s.variant === null ? 'bare' : `${s.name.replace('-', ' ')} [${s.variant}]`;
       if (result.non2xx + result.errors > 0) throw new Error(`${label}: ${result.non2xx} answers not 2xx`);
       const n = result.requests.total;
-      const us = (key: keyof typeof before) => ((after[key] - before[key]) * TICK_US) / n;
+      const us = (key: keyof typeof before) => ((after[key] - before[key]) * tickMicros()) / n;
       // The main thread's system time already holds the softirq work done in its name (mostly the
       // loopback delivery of what it writes); core 0's softirq figure shows how much that is.
       const total = us('user') + us('system') + us('helpers');

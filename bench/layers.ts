@@ -4,50 +4,57 @@
 // in the order of bench/_ceiling-layers.ts: security headers and request id, key and rate limit,
 // binder, text check and validator, the real quote, the response schema, the histogram and counter,
 // the access line. Every step and the bare route of bench/price.ts get the same load in turn, each
-// round: the distinct price questions (the bare route: its one URL) at a fixed BENCH_RATE, and the
-// figure is the server's CPU per request by the kernel's accounting (all its threads, as
-// bench/cpu.ts counts them). Not requests per second at saturation: a step without the costly layers
-// answers faster than one autocannon worker can ask distinct questions on this machine, so its rate
-// would measure the load generator. A step's ratio is the bare route's CPU per request over its own
-// (what its requests/s ratio would be if both saturated their core at that cost).
+// round in another order (the machine drifts within a round): the distinct price questions (the
+// bare route: its one URL) at a fixed BENCH_RATE, and the figure is the server's CPU per request by
+// the kernel's accounting (all its threads, as bench/cpu.ts counts them). Not requests per second at
+// saturation: a step without the costly layers answers faster than one autocannon worker can ask
+// distinct questions on these VMs, so its rate would measure the load generator. A layer's cost is
+// the median over the rounds of what it added to the step before in that round.
+//
+// The ratio printed for a step (the bare route's CPU per request over the step's) is not the ratio
+// bench/price.ts measures at saturation: there the bare route, mostly idle at a fixed rate, handles
+// several requests per wake-up and gets cheaper per request, while a costly step, already near
+// its core's limit, hardly does. So at saturation a step's ratio is lower, not higher.
 //
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench -- layers
 //
-// PostgreSQL only (every step shares the prepared database). BENCH_RATE (4000 req/s, below what the
-// whole route answers on these VMs), BENCH_ROUNDS (3), BENCH_SECONDS (5), BENCH_CONNECTIONS (20).
+// PostgreSQL only (every step shares the prepared database). BENCH_RATE (2000 req/s; a load that
+// keeps its server's core over 90 % busy is reported, as it is near saturation), BENCH_ROUNDS (5),
+// BENCH_SECONDS (5), BENCH_CONNECTIONS (20).
 import { CEILING_LAYERS } from './_ceiling-layers';
 import { prepareBenchDatabase } from './_prepared';
 import { distinctPriceRequests, loadServer, SAMPLE_PRICE, startBare, startCeiling } from './_prices';
-import { pinSelf, type ServerProcess, TICK_US, threadTicks } from './_process';
+import { pinSelf, type ServerProcess, threadTicks, tickMicros } from './_process';
 import { median } from './_stats';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
-const RATE = Number(process.env.BENCH_RATE ?? 4000);
+const RATE = Number(process.env.BENCH_RATE ?? 2000);
 
 if (!process.env.DATABASE_URL?.startsWith('postgres')) {
   console.error('bench/layers.ts needs DATABASE_URL=postgres://…: its servers share the database');
   process.exit(2);
 }
-const prepared = await prepareBenchDatabase(process.env.DATABASE_URL, ['price']);
-const distinct = distinctPriceRequests();
-const headers = { authorization: `Bearer ${prepared.key}` };
 // [], [headers], [headers, auth], …, all of them
-const steps = Array.from({ length: CEILING_LAYERS.length + 1 }, (_, i) => CEILING_LAYERS.slice(0, i));
+const STEPS = Array.from({ length: CEILING_LAYERS.length + 1 }, (_, i) => CEILING_LAYERS.slice(0, i));
+const stepName = (i: number) => (i === 0 ? 'no layer' : `+ ${CEILING_LAYERS[i - 1]}`);
 
+const distinct = distinctPriceRequests();
+const prepared = await prepareBenchDatabase(process.env.DATABASE_URL, ['price']);
 const servers: ServerProcess[] = [];
 try {
+  const price = { headers: { authorization: `Bearer ${prepared.key}` }, distinct };
   // The whole route first: its answer to the sample question is what the steps without a quote give.
   const whole = await startCeiling(prepared.env);
   servers.push(whole);
-  const first = await fetch(`http://127.0.0.1:${whole.port}${SAMPLE_PRICE}`, { headers });
+  const first = await fetch(`http://127.0.0.1:${whole.port}${SAMPLE_PRICE}`, { headers: price.headers });
   const body = await first.text();
   if (first.status !== 200) throw new Error(`GET /v3/Calculate/ answered ${first.status}: ${body}`);
   const bare = await startBare(body);
   servers.push(bare);
   const stepServers: ServerProcess[] = [];
-  for (const names of steps) {
+  for (const names of STEPS) {
     const server =
       names.length === CEILING_LAYERS.length
         ? whole
@@ -57,12 +64,14 @@ try {
   }
   await pinSelf(1);
 
-  /** The server's CPU per request (µs, all its threads) under `seconds` of the load at RATE. */
-  const cpuPerRequest = async (server: ServerProcess | null, seconds: number) => {
-    const pid = (server ?? bare).child.pid as number;
+  /** Load `index` (0: the bare route, i: step i - 1) for `seconds`; its CPU per request in µs. */
+  const loads = [bare, ...stepServers];
+  const cpuPerRequest = async (index: number, seconds: number) => {
+    const server = loads[index] as ServerProcess;
+    const pid = server.child.pid as number;
     const ticks = () => Object.values(threadTicks(pid)).reduce((a, b) => a + b, 0);
     const before = ticks();
-    const result = await loadServer(server ?? bare, server ? { headers, distinct } : null, {
+    const result = await loadServer(server, index === 0 ? null : price, {
       seconds,
       connections: CONNECTIONS,
       rate: RATE,
@@ -71,34 +80,43 @@ try {
       throw new Error(
         `${result.non2xx + result.errors} answers were not 2xx: the figures would not be of prices`,
       );
-    return ((ticks() - before) * TICK_US) / result.requests.total;
+    const us = ((ticks() - before) * tickMicros()) / result.requests.total;
+    const busy = (us * result.requests.total) / (seconds * 1e6);
+    const name = index === 0 ? 'bare' : stepName(index - 1);
+    if (busy > 0.9) console.log(`  ${name} kept its core ${(busy * 100).toFixed(0)} % busy: near saturation`);
+    return us;
   };
-  // Warm each (JIT, caches), then alternate.
-  await cpuPerRequest(null, 2);
-  for (const server of stepServers) await cpuPerRequest(server, 2);
-  const rounds: { bare: number; steps: number[] }[] = [];
-  for (let round = 1; round <= ROUNDS; round++) {
-    const bareUs = await cpuPerRequest(null, SECONDS);
-    const steps: number[] = [];
-    for (const server of stepServers) steps.push(await cpuPerRequest(server, SECONDS));
-    rounds.push({ bare: bareUs, steps });
+  for (let i = 0; i < loads.length; i++) await cpuPerRequest(i, 2); // warm the JIT and the caches
+  const rounds: number[][] = []; // µs a request: [bare, step 0, step 1, …]
+  for (let round = 0; round < ROUNDS; round++) {
+    const figures: number[] = [];
+    // Each round starts at another load, so none always runs last, after the machine has drifted most.
+    for (let k = 0; k < loads.length; k++) {
+      const i = (k + round * 2) % loads.length;
+      figures[i] = await cpuPerRequest(i, SECONDS);
+    }
+    rounds.push(figures);
     console.log(
-      `round ${round}: µs of CPU per request: bare ${bareUs.toFixed(1)}; steps ${steps.map((us) => us.toFixed(1)).join(', ')}`,
+      `round ${round + 1}: µs of CPU per request: bare ${figures[0]?.toFixed(1)}; steps ${figures
+        .slice(1)
+        .map((us) => us.toFixed(1))
+        .join(', ')}`,
     );
   }
 
-  const bareUs = median(rounds.map((r) => r.bare));
+  const at = (i: number) => rounds.map((r) => r[i] as number);
   console.log(
-    `database ${prepared.kind}; ${RATE} req/s offered; ${CONNECTIONS} connections; ${ROUNDS} alternating rounds of ${SECONDS} s; every price question distinct`,
+    `database ${prepared.kind}; ${RATE} req/s offered; ${CONNECTIONS} connections; ${ROUNDS} rounds of ${SECONDS} s in turn; every price question distinct`,
   );
-  console.log(`bare Fastify route: ${bareUs.toFixed(1)} µs of CPU a request`);
-  let before = Number.NaN;
-  steps.forEach((names, i) => {
-    const us = median(rounds.map((r) => r.steps[i] as number));
-    const ratio = median(rounds.map((r) => r.bare / (r.steps[i] as number)));
-    const added = i === 0 ? 'no layer' : `+ ${names.at(-1)}: ${(us - before).toFixed(1)} µs more`;
-    console.log(`${added.padEnd(28)} ${us.toFixed(1).padStart(6)} µs a request, ratio ${ratio.toFixed(2)}`);
-    before = us;
+  console.log(`bare Fastify route: ${median(at(0)).toFixed(1)} µs of CPU a request`);
+  STEPS.forEach((_, i) => {
+    const us = at(i + 1);
+    const before = at(i); // the step before, or the bare route before the first
+    const added = us.map((u, r) => u - (before[r] as number));
+    const ratios = us.map((u, r) => (rounds[r]?.[0] as number) / u);
+    console.log(
+      `${stepName(i).padEnd(14)} ${median(us).toFixed(1).padStart(6)} µs a request; adds ${median(added).toFixed(1).padStart(5)} µs (rounds ${Math.min(...added).toFixed(0)} to ${Math.max(...added).toFixed(0)}); ratio ${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`,
+    );
   });
 } finally {
   for (const server of servers) await server.stop();
