@@ -3,24 +3,26 @@
 // no layer at all (a fixed price answer on /v3/Calculate/) up to all of them, adding one layer a step
 // in the order of bench/_ceiling-layers.ts: security headers and request id, key and rate limit,
 // binder, text check and validator, the real quote, the response schema, the histogram and counter,
-// the access line. Every step and the bare route of bench/price.ts get the same load in turn, each
-// round in another order (the machine drifts within a round): the distinct price questions (the
-// bare route: its one URL) at a fixed BENCH_RATE, and the figure is the server's CPU per request by
-// the kernel's accounting (all its threads, as bench/cpu.ts counts them). Not requests per second at
-// saturation: a step without the costly layers answers faster than one autocannon worker can ask
+// the access line. Every step (with the distinct price questions) and the bare route of
+// bench/price.ts (with its one URL) are loaded in turn at a fixed BENCH_RATE, each round starting at
+// the next load (the machine drifts within a round), and the figure is the server's CPU per request
+// by the kernel's accounting (all its threads, as bench/cpu.ts counts them). Not requests per second
+// at saturation: a step without the costly layers answers faster than one autocannon worker can ask
 // distinct questions on these VMs, so its rate would measure the load generator. A layer's cost is
 // the median over the rounds of what it added to the step before in that round.
 //
-// The ratio printed for a step (the bare route's CPU per request over the step's) is not the ratio
-// bench/price.ts measures at saturation: there the bare route, mostly idle at a fixed rate, handles
-// several requests per wake-up and gets cheaper per request, while a costly step, already near
-// its core's limit, hardly does. So at saturation a step's ratio is lower, not higher.
+// Limits, for reading the figures: at a fixed rate a mostly idle server pays a wake-up for each
+// request, which at saturation it shares between several, so these µs are not bench/cpu.ts's and the
+// printed ratio (the bare route's µs over the step's) is not bench/price.ts's; each step is its own
+// process, whose lasting quirks (JIT decisions, memory layout) stay in its layer's figure; the
+// ceiling runs under tsx, the bare route under plain node; the log goes to /dev/null; PostgreSQL's
+// CPU is not counted (the price route queries it only to refresh a cache entry, every 10 s a key).
 //
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench -- layers
 //
 // PostgreSQL only (every step shares the prepared database). BENCH_RATE (2000 req/s; a load that
 // keeps its server's core over 90 % busy is reported, as it is near saturation), BENCH_ROUNDS (5),
-// BENCH_SECONDS (5), BENCH_CONNECTIONS (20).
+// BENCH_SECONDS (5), BENCH_CONNECTIONS (20), BENCH_WARM_SECONDS (5, each load before the rounds).
 import { CEILING_LAYERS } from './_ceiling-layers';
 import { prepareBenchDatabase } from './_prepared';
 import { distinctPriceRequests, loadServer, SAMPLE_PRICE, startBare, startCeiling } from './_prices';
@@ -31,6 +33,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
 const RATE = Number(process.env.BENCH_RATE ?? 2000);
+const WARM_SECONDS = Number(process.env.BENCH_WARM_SECONDS ?? 5);
 
 if (!process.env.DATABASE_URL?.startsWith('postgres')) {
   console.error('bench/layers.ts needs DATABASE_URL=postgres://…: its servers share the database');
@@ -66,7 +69,7 @@ try {
 
   /** Load `index` (0: the bare route, i: step i - 1) for `seconds`; its CPU per request in µs. */
   const loads = [bare, ...stepServers];
-  const cpuPerRequest = async (index: number, seconds: number) => {
+  const cpuPerRequest = async (index: number, seconds: number, when: string) => {
     const server = loads[index] as ServerProcess;
     const pid = server.child.pid as number;
     const ticks = () => Object.values(threadTicks(pid)).reduce((a, b) => a + b, 0);
@@ -83,17 +86,19 @@ try {
     const us = ((ticks() - before) * tickMicros()) / result.requests.total;
     const busy = (us * result.requests.total) / (seconds * 1e6);
     const name = index === 0 ? 'bare' : stepName(index - 1);
-    if (busy > 0.9) console.log(`  ${name} kept its core ${(busy * 100).toFixed(0)} % busy: near saturation`);
+    if (busy > 0.9)
+      console.log(`  ${when}: ${name} kept its core ${(busy * 100).toFixed(0)} % busy: near saturation`);
     return us;
   };
-  for (let i = 0; i < loads.length; i++) await cpuPerRequest(i, 2); // warm the JIT and the caches
+  // Warm the JIT and the caches: a pricing step's first seconds cost twice its later ones.
+  for (let i = 0; i < loads.length; i++) await cpuPerRequest(i, WARM_SECONDS, 'warm-up');
   const rounds: number[][] = []; // µs a request: [bare, step 0, step 1, …]
   for (let round = 0; round < ROUNDS; round++) {
     const figures: number[] = [];
-    // Each round starts at another load, so none always runs last, after the machine has drifted most.
+    // Each round starts at the next load, so none always runs last, after the machine drifted most.
     for (let k = 0; k < loads.length; k++) {
-      const i = (k + round * 2) % loads.length;
-      figures[i] = await cpuPerRequest(i, SECONDS);
+      const i = (k + round) % loads.length;
+      figures[i] = await cpuPerRequest(i, SECONDS, `round ${round + 1}`);
     }
     rounds.push(figures);
     console.log(
