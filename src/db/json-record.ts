@@ -5,20 +5,17 @@ import type { Column } from 'drizzle-orm';
  * written as the column stores it (Drizzle's own mapping: a Date as an ISO instant), JSON columns and
  * arrays as JSON, undefined left out. One JSON parameter instead of one per column and row: Drizzle
  * building a parameter at a time was a tenth of a booking's CPU, and over half of what recording a
- * request in the request log cost (bench/README.md).
- * The names of the columns set are pushed onto `names` when it is given.
+ * request in the request log cost (bench/README.md). Its keys are the names of the columns it sets.
  */
 export function jsonRecord<Row extends object>(
   columns: Record<keyof Row, Column>,
   row: Row,
-  names?: string[],
 ): Record<string, unknown> {
   const record: Record<string, unknown> = {};
   for (const key in row) {
     const value = row[key];
     if (value === undefined) continue;
     const column = columns[key];
-    names?.push(`"${column.name}"`);
     record[column.name] =
       value === null || column.dataType === 'json' || column.dataType === 'array'
         ? value

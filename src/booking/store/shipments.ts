@@ -14,9 +14,9 @@ const shipmentColumns = getTableColumns(shipments);
 
 /** A new shipment row as one JSON parameter, with the list of the columns it sets (the others take their defaults). */
 function shipmentRecord(row: NewShipmentRow): { json: string; columns: SQL } {
-  const names: string[] = [];
-  const json = JSON.stringify(jsonRecord(shipmentColumns, row, names));
-  return { json, columns: sql.raw(names.join(', ')) };
+  const record = jsonRecord(shipmentColumns, row);
+  const columns = Object.keys(record).map((name) => `"${name}"`);
+  return { json: JSON.stringify(record), columns: sql.raw(columns.join(', ')) };
 }
 
 export function createBookingStore(db: DbOrTx) {
