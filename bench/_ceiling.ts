@@ -9,9 +9,9 @@
 //
 // CEILING_LAYERS (comma-separated; default all of bench/_ceiling-layers.ts) keeps only the layers
 // named, for bench/layers.ts, which adds them one at a time: without `quote` the route answers
-// CEILING_BODY (the whole route's answer to a price question) and prices nothing; without `auth` the quote is for
-// the account of CEILING_KEY, looked up once at start; without `schema` Fastify answers with
-// JSON.stringify.
+// CEILING_BODY (the whole route's answer to a price question) and prices nothing; without `auth`
+// the quote is for the account of CEILING_KEY, looked up once at start; without `schema` Fastify
+// answers with JSON.stringify.
 //
 // Started by bench/price.ts and bench/layers.ts with the prepared database's environment and PORT.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -89,15 +89,17 @@ function admit(
 }
 
 const withHeaders = has('headers');
+const setHeaders = (request: FastifyRequest, reply: FastifyReply) =>
+  reply.headers(API_HEADERS).header('x-request-id', request.id);
 const authenticated = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-  if (withHeaders) reply.headers(API_HEADERS).header('x-request-id', request.id);
+  if (withHeaders) setHeaders(request, reply);
   const account = accountOf(request);
   if (account === NO_CREDENTIAL) return admit(request, reply, done, null);
   if (!(account instanceof Promise)) return admit(request, reply, done, account);
   account.then((found) => admit(request, reply, done, found), done);
 };
 const headed = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-  reply.headers(API_HEADERS).header('x-request-id', request.id);
+  setHeaders(request, reply);
   done();
 };
 const counted = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {

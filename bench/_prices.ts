@@ -1,7 +1,7 @@
-// What the price benches (bench/price.ts, cpu.ts, layers.ts) share: the distinct price questions (postal codes with street
-// addresses, spread over the country, each with a serving terminal, for the autocannon setupRequest
-// module `_distinct-prices.cjs`, which reads them from BENCH_ZIPS in its worker), the server settings,
-// the bare reference route, the ceiling and the load.
+// What the price benches (bench/price.ts, cpu.ts, layers.ts) share: the distinct price questions
+// (postal codes with street addresses, spread over the country, each with a serving terminal, for the
+// autocannon setupRequest module `_distinct-prices.cjs`, which reads them from BENCH_ZIPS in its
+// worker), the server settings, the bare reference route, the ceiling and the load.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

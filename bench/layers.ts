@@ -110,15 +110,16 @@ try {
   }
 
   const at = (i: number) => rounds.map((r) => r[i] as number);
+  const bareUs = at(0);
   console.log(
     `database ${prepared.kind}; ${RATE} req/s offered; ${CONNECTIONS} connections; ${ROUNDS} rounds of ${SECONDS} s in turn; every price question distinct`,
   );
-  console.log(`bare Fastify route: ${median(at(0)).toFixed(1)} µs of CPU a request`);
+  console.log(`bare Fastify route: ${median(bareUs).toFixed(1)} µs of CPU a request`);
   STEPS.forEach((_, i) => {
     const us = at(i + 1);
     const before = at(i); // the step before, or the bare route before the first
     const added = us.map((u, r) => u - (before[r] as number));
-    const ratios = us.map((u, r) => (rounds[r]?.[0] as number) / u);
+    const ratios = us.map((u, r) => (bareUs[r] as number) / u);
     console.log(
       `${stepName(i).padEnd(14)} ${median(us).toFixed(1).padStart(6)} µs a request; adds ${median(added).toFixed(1).padStart(5)} µs (rounds ${Math.min(...added).toFixed(0)} to ${Math.max(...added).toFixed(0)}); ratio ${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`,
     );
