@@ -6,6 +6,7 @@ import {
   LogController,
 } from 'fastify';
 import pino, { type Bindings, type ChildLoggerOptions } from 'pino';
+import { numberText } from '../lib/number-text';
 import { serializeError } from './faults';
 
 /** What a redacted value reads as, in the log and in the request log (request-log/redact.ts). */
@@ -86,7 +87,7 @@ export function linesPerTurn(
     }
     if (dropped > 0) {
       lines.unshift(
-        `{"level":40,"time":${Date.now()},"dropped":${dropped},"msg":"log lines dropped: stdout was not being read"}\n`,
+        `{"level":40,"time":${numberText(Date.now())},"dropped":${dropped},"msg":"log lines dropped: stdout was not being read"}\n`,
       );
       dropped = 0;
     }
@@ -207,11 +208,11 @@ export const requestLogger = (logger: FastifyBaseLogger, bindings: Bindings, opt
  */
 function accessLine(log: RequestLog, request: FastifyRequest, reply: FastifyReply): string {
   const root = log.root as unknown as Record<symbol, string>;
-  return `{"level":30,"time":${Date.now()}${root[chindingsSym]}${log.idBinding},"req":{"method":"${request.method}","url":${jsonText(
+  return `{"level":30,"time":${numberText(Date.now())}${root[chindingsSym]}${log.idBinding},"req":{"method":"${request.method}","url":${jsonText(
     request.url,
   )},"host":${jsonText(request.host)},"remoteAddress":${jsonText(request.ip ?? '')},"remotePort":${
     request.raw.socket?.remotePort ?? null
-  }},"res":{"statusCode":${reply.statusCode}},"responseTime":${reply.elapsedTime},"msg":"request completed"}\n`;
+  }},"res":{"statusCode":${reply.statusCode}},"responseTime":${numberText(reply.elapsedTime)},"msg":"request completed"}\n`;
 }
 
 /**

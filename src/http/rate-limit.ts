@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunc
 import fp from 'fastify-plugin';
 import { RateLimiterDrizzle, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Db } from '../db/client';
+import { numberText } from '../lib/number-text';
 import { sendProblem } from './problem';
 import { rateLimits } from './rate-limit-tables';
 
@@ -117,13 +118,16 @@ export function createGrantLimiter(options: { perMinute: number; store: PointSto
   return { take, grant };
 }
 
-/** The `X-RateLimit-*` headers of a decision; its reset, in whole seconds. */
+/**
+ * The `X-RateLimit-*` headers of a decision; its reset, in whole seconds. The counts are written as
+ * text here: Node would turn a number into text through V8's number-string cache (numberText).
+ */
 export function rateLimitHeaders(reply: FastifyReply, limit: string, d: Decision): number {
   const seconds = Math.ceil(d.resetMs / 1000);
   reply
     .header('x-ratelimit-limit', limit)
-    .header('x-ratelimit-remaining', d.remaining)
-    .header('x-ratelimit-reset', seconds);
+    .header('x-ratelimit-remaining', numberText(d.remaining))
+    .header('x-ratelimit-reset', numberText(seconds));
   return seconds;
 }
 

@@ -1,3 +1,4 @@
+import { numberText } from '../lib/number-text';
 import { basisPointsToPercent, dm3ToCm3, percentOf, wholeKgToGrams } from '../lib/units';
 
 /**
@@ -114,7 +115,7 @@ export function measure(
   return value;
 }
 
-const formatPercent = (bp: number) => `${basisPointsToPercent(bp)} %`;
+const formatPercent = (bp: number) => `${numberText(basisPointsToPercent(bp))} %`;
 
 /** A percentage from stored data as whole basis points in [0, 100 %]; anything else counts as 0. */
 const basisPoints = (bp: number) => (Number.isFinite(bp) ? Math.min(10_000, Math.max(0, Math.round(bp))) : 0);
