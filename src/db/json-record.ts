@@ -1,4 +1,4 @@
-import type { Column } from 'drizzle-orm';
+import { type Column, type SQL, sql } from 'drizzle-orm';
 
 /**
  * A row as a JSON record for `json_populate_record(set)`: each value under its column's name and
@@ -23,3 +23,7 @@ export function jsonRecord<Row extends object>(
   }
   return record;
 }
+
+/** The columns `names` as the quoted list of an insert's column list (`"a", "b"`). */
+export const columnList = (names: readonly string[]): SQL =>
+  sql.raw(names.map((name) => `"${name}"`).join(', '));

@@ -1,6 +1,6 @@
 import { and, desc, eq, getTableColumns, ilike, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
-import { jsonRecord } from '../db/json-record';
+import { columnList, jsonRecord } from '../db/json-record';
 import { requestLog } from './tables';
 
 export type RequestLogRow = typeof requestLog.$inferSelect;
@@ -30,11 +30,10 @@ const storable = (_key: string, value: unknown) =>
 
 const columns = getTableColumns(requestLog);
 /** Every column but the identity, which the database numbers in the batch's order (`with ordinality`). */
-const written = sql.raw(
+const written = columnList(
   Object.values(columns)
     .filter((c) => !c.generatedIdentity)
-    .map((c) => `"${c.name}"`)
-    .join(', '),
+    .map((c) => c.name),
 );
 
 /** The SQL of the request log (the only place that reads or writes `request_log`). */

@@ -1,6 +1,6 @@
 import { and, asc, eq, getTableColumns, inArray, isNull, ne, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
-import { jsonRecord } from '../../db/json-record';
+import { columnList, jsonRecord } from '../../db/json-record';
 import { executeNamed } from '../../db/named';
 import { parcels, shipments } from '../tables';
 
@@ -15,8 +15,7 @@ const shipmentColumns = getTableColumns(shipments);
 /** A new shipment row as one JSON parameter, with the list of the columns it sets (the others take their defaults). */
 function shipmentRecord(row: NewShipmentRow): { json: string; columns: SQL } {
   const record = jsonRecord(shipmentColumns, row);
-  const columns = Object.keys(record).map((name) => `"${name}"`);
-  return { json: JSON.stringify(record), columns: sql.raw(columns.join(', ')) };
+  return { json: JSON.stringify(record), columns: columnList(Object.keys(record)) };
 }
 
 export function createBookingStore(db: DbOrTx) {
