@@ -57,14 +57,12 @@ try {
   const bare = await startBare(body);
   servers.push(bare);
   const stepServers: ServerProcess[] = [];
-  for (const names of STEPS) {
-    const server =
-      names.length === CEILING_LAYERS.length
-        ? whole
-        : await startCeiling(prepared.env, { names, body, key: prepared.key });
-    if (server !== whole) servers.push(server);
+  for (const names of STEPS.slice(0, -1)) {
+    const server = await startCeiling(prepared.env, { names, body, key: prepared.key });
+    servers.push(server);
     stepServers.push(server);
   }
+  stepServers.push(whole); // the last step, every layer
   await pinSelf(1);
 
   /** Load `index` (0: the bare route, i: step i - 1) for `seconds`; its CPU per request in µs. */
