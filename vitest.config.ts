@@ -4,7 +4,12 @@ import { defineConfig } from 'vitest/config';
 // Pure unit tests (`*.unit.test.ts`), the end-to-end suite and the portal's browser tests (PGlite) run
 // once; every other test talks to a database and runs on PGlite, and again on PostgreSQL when
 // TEST_DATABASE_URL is set.
-const unitOrE2e = ['src/**/*.unit.test.ts', 'test/e2e/**/*.test.ts', 'test/browser/**/*.test.ts'];
+const unitOrE2e = [
+  'src/**/*.unit.test.ts',
+  'test/*.unit.test.ts',
+  'test/e2e/**/*.test.ts',
+  'test/browser/**/*.test.ts',
+];
 const databaseTests = ['src/**/*.test.ts', 'test/**/*.test.ts'];
 
 /** The database tests on one kind of database (KOLLI_TEST_DB, read by test/helpers.ts). */

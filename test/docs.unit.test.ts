@@ -1,0 +1,60 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize } from 'node:path';
+import GithubSlugger from 'github-slugger';
+import { expect, test } from 'vitest';
+
+// The docs are read as the integrator's map of the project: every file, folder, script and link they
+// name must exist in a fresh clone (build output and the runtime `var/` are not in one, and no doc
+// may point into them as if they were).
+
+const root = join(import.meta.dirname, '..');
+const TRACKED_FOLDERS = ['src', 'test', 'bench', 'docs', 'scripts', 'sdk', 'portal', 'data', '.ci'];
+
+function markdownFiles(folder: string): string[] {
+  return readdirSync(join(root, folder), { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.md'))
+    .map((entry) => join(entry.parentPath, entry.name).slice(root.length + 1))
+    .filter((path) => !path.includes('node_modules'));
+}
+
+const docs = ['README.md', ...markdownFiles('docs'), ...markdownFiles('bench'), ...markdownFiles('sdk')];
+const text = (doc: string) => readFileSync(join(root, doc), 'utf8');
+/** The first capture group of every match ('' where it matched nothing). */
+const captured = (source: string, pattern: RegExp) => [...source.matchAll(pattern)].map((m) => m[1] ?? '');
+
+/** The anchors GitHub gives a document's headings. */
+function anchorsOf(doc: string): Set<string> {
+  const slugger = new GithubSlugger();
+  const headings = captured(text(doc).replace(/^```[\s\S]*?^```/gm, ''), /^#{1,6} (.+)$/gm);
+  return new Set(headings.map((heading) => slugger.slug(heading.replace(/`/g, ''))));
+}
+
+test('the docs are found', () => {
+  expect(docs).toEqual(expect.arrayContaining(['README.md', 'docs/architecture.md', 'bench/README.md']));
+});
+
+test.each(docs)('%s names only paths that exist', (doc) => {
+  const folders = TRACKED_FOLDERS.map((f) => f.replace('.', '\\.')).join('|');
+  const named = captured(text(doc), new RegExp(`(?<![\\w/.-])((?:${folders})/[\\w./@-]*\\w)`, 'g'));
+  const missing = named.filter(
+    (path) => !existsSync(join(root, path)) && !existsSync(join(root, dirname(doc), path)),
+  );
+  expect(missing).toEqual([]);
+});
+
+test.each(docs)('%s runs only npm scripts that exist', (doc) => {
+  const scripts = Object.keys(JSON.parse(text('package.json')).scripts);
+  const missing = captured(text(doc), /npm run ([\w:-]+)/g).filter((name) => !scripts.includes(name));
+  expect(missing).toEqual([]);
+});
+
+test.each(docs)('%s links only to files and headings that exist', (doc) => {
+  const broken = captured(text(doc), /\]\(([^)\s]+)\)/g).filter((link) => {
+    if (/^[a-z]+:|^\//.test(link)) return false; // a web address or a route of the server
+    const [target = '', anchor] = link.split('#');
+    const file = target === '' ? doc : normalize(join(dirname(doc), target));
+    if (!existsSync(join(root, file))) return true;
+    return anchor !== undefined && file.endsWith('.md') && !anchorsOf(file).has(anchor);
+  });
+  expect(broken).toEqual([]);
+});
