@@ -14,7 +14,7 @@ import { createBookingReadStore } from './store/read-models';
 import { createSerialSource } from './store/serials';
 import { createBookingStore, type ShipmentRow } from './store/shipments';
 import { validateRequest } from './validate';
-import { createShipmentWriter, etagOf } from './write';
+import { createShipmentWriter, etagOf, writesOneStatement } from './write';
 
 export type { BookingDeps, BookingSchedule, UpdateOptions, UpdateOutcome } from './deps';
 
@@ -56,11 +56,15 @@ export function createBookingService(deps: BookingDeps) {
       for (let attempt = 0; ; attempt++) {
         try {
           const priced = v.empty ? await priceAhead(deps, body, checked) : null;
-          const outcome = await db.transaction(async (tx) => {
-            const outcome = await writer.apply(tx, body, checked, new Violations(v), options, priced);
-            await options.within?.(tx, outcome);
-            return outcome;
-          });
+          const write = (tx: DbOrTx) => writer.apply(tx, body, checked, new Violations(v), options, priced);
+          const outcome =
+            options.within === undefined && writesOneStatement(body, checked)
+              ? await write(db)
+              : await db.transaction(async (tx) => {
+                  const outcome = await write(tx);
+                  await options.within?.(tx, outcome);
+                  return outcome;
+                });
           bookingsTotal.inc({ status: STATUS_NAMES[outcome.result.ShipmentStatus as ShipmentStatus] });
           return outcome;
         } catch (e) {

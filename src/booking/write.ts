@@ -1,6 +1,6 @@
 import { type Account, canActFor } from '../auth/access';
 import type { TimeWindow } from '../catalog/service';
-import type { Tx } from '../db/client';
+import type { DbOrTx, Tx } from '../db/client';
 import { type DomainEvent, emitEvents, emitEventsStatement } from '../events/outbox';
 import { DomainError, notFound, type Violations } from '../lib/errors';
 import { gsin, sscc } from '../lib/gs1';
@@ -50,6 +50,14 @@ export function assertChangeable(row: ShipmentRow): void {
   }
 }
 
+/**
+ * True when the write of `body` is one statement (`insertShipmentWithParcels`): a new shipment
+ * without a return shipment. That statement is atomic on its own, so it needs no transaction around
+ * it, nor the BEGIN and COMMIT round trips one costs; every other write does.
+ */
+export const writesOneStatement = (body: ShipmentUpdate, c: Checked): boolean =>
+  body.ShipmentId === undefined && !(c.status === STATUS.Published && body.ShouldGenerateReturnShipment);
+
 export type ShipmentWriter = ReturnType<typeof createShipmentWriter>;
 
 export function createShipmentWriter({
@@ -63,7 +71,7 @@ export function createShipmentWriter({
 }) {
   /** Creates the linked return shipment of a published HE/HJ shipment: sender and recipient swapped. */
   async function createReturnShipment(
-    tx: Tx,
+    tx: DbOrTx,
     store: BookingStore,
     original: ShipmentRow,
     parcels: ParcelValues[],
@@ -100,10 +108,11 @@ export function createShipmentWriter({
 
   /**
    * Applies a checked request to the (locked) stored shipment: the rules that need the stored
-   * shipment, then the write and its outbox events, all in `tx`.
+   * shipment, then the write and its outbox events, all in `tx`: a transaction, or the database
+   * itself when `writesOneStatement` says the write is a single statement.
    */
   async function apply(
-    tx: Tx,
+    tx: DbOrTx,
     body: ShipmentUpdate,
     c: Checked,
     v: Violations,
