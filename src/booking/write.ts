@@ -50,13 +50,17 @@ export function assertChangeable(row: ShipmentRow): void {
   }
 }
 
+/** A published shipment that asks for it gets a linked return shipment, written beside it. */
+const generatesReturn = (body: ShipmentUpdate, c: Checked): boolean =>
+  c.status === STATUS.Published && body.ShouldGenerateReturnShipment === true;
+
 /**
  * True when the write of `body` is one statement (`insertShipmentWithParcels`): a new shipment
  * without a return shipment. That statement is atomic on its own, so it needs no transaction around
  * it, nor the BEGIN and COMMIT round trips one costs; every other write does.
  */
 export const writesOneStatement = (body: ShipmentUpdate, c: Checked): boolean =>
-  body.ShipmentId === undefined && !(c.status === STATUS.Published && body.ShouldGenerateReturnShipment);
+  body.ShipmentId === undefined && !generatesReturn(body, c);
 
 export type ShipmentWriter = ReturnType<typeof createShipmentWriter>;
 
@@ -256,7 +260,7 @@ export function createShipmentWriter({
       publishedAt: publishing ? clock() : null,
     };
     const version = (existing?.version ?? 0) + 1;
-    const withReturn = publishing && values.shouldGenerateReturnShipment;
+    const withReturn = generatesReturn(body, c);
     let returnShipment: { id: string; parcelIds: string[] } | null = null;
     if (!existing && !withReturn) {
       // The common case, a new shipment: the shipment, its parcels and its events in one statement.
