@@ -18,15 +18,25 @@ function markdownFiles(folder: string): string[] {
 }
 
 const docs = ['README.md', ...markdownFiles('docs'), ...markdownFiles('bench'), ...markdownFiles('sdk')];
-const text = (doc: string) => readFileSync(join(root, doc), 'utf8');
+const texts = new Map<string, string>();
+/** A file's text, read once however many links point into it. */
+const text = (doc: string) => {
+  if (!texts.has(doc)) texts.set(doc, readFileSync(join(root, doc), 'utf8'));
+  return texts.get(doc) as string;
+};
+const scripts = Object.keys(JSON.parse(text('package.json')).scripts);
 /** The first capture group of every match ('' where it matched nothing). */
 const captured = (source: string, pattern: RegExp) => [...source.matchAll(pattern)].map((m) => m[1] ?? '');
 
-/** The anchors GitHub gives a document's headings. */
+const anchors = new Map<string, Set<string>>();
+/** The anchors GitHub gives a document's headings, worked out once per document. */
 function anchorsOf(doc: string): Set<string> {
-  const slugger = new GithubSlugger();
-  const headings = captured(text(doc).replace(/^```[\s\S]*?^```/gm, ''), /^#{1,6} (.+)$/gm);
-  return new Set(headings.map((heading) => slugger.slug(heading.replace(/`/g, ''))));
+  if (!anchors.has(doc)) {
+    const slugger = new GithubSlugger();
+    const headings = captured(text(doc).replace(/^```[\s\S]*?^```/gm, ''), /^#{1,6} (.+)$/gm);
+    anchors.set(doc, new Set(headings.map((heading) => slugger.slug(heading.replace(/`/g, '')))));
+  }
+  return anchors.get(doc) as Set<string>;
 }
 
 test('the docs are found', () => {
@@ -43,7 +53,6 @@ test.each(docs)('%s names only paths that exist', (doc) => {
 });
 
 test.each(docs)('%s runs only npm scripts that exist', (doc) => {
-  const scripts = Object.keys(JSON.parse(text('package.json')).scripts);
   const missing = captured(text(doc), /npm run ([\w:-]+)/g).filter((name) => !scripts.includes(name));
   expect(missing).toEqual([]);
 });
