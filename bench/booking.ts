@@ -2,7 +2,8 @@
 // - 1-parcel Published bookings (POST /Shipment/Update) with 10 clients, beside a raw `pg`
 //   transaction writing the same rows (shipment, parcel, the two outbox events) with 10 clients;
 // - a 999-parcel booking beside a raw shipment insert + one `unnest` insert of its parcels;
-// - the database round trips of a 1-parcel booking, counted on an in-process app.
+// - the database round trips of a 1-parcel booking, and of 8 999-parcel bookings in a row, counted
+//   on an in-process app.
 // Kolli runs as `npm start` runs it (compiled, production, logging at info, auth, rate limit, outbox
 // and webhook fan-out on) pinned to core 0; the raw writer is a process pinned to core 0 too;
 // autocannon and this script run on core 1. Rounds alternate; figures are medians of per-round ratios.
@@ -131,6 +132,18 @@ try {
   await injectOne();
   const trips: number[] = [];
   for (let i = 0; i < 3; i++) trips.push((await countRoundTrips(inproc.database, injectOne)).count);
+  // And of a run of 999-parcel bookings, where the serial draws show (store/serials.ts draws ahead).
+  const bigRun = 8;
+  const bigTrips = await countRoundTrips(inproc.database, async () => {
+    for (let i = 0; i < bigRun; i++)
+      await inproc.app.inject({
+        method: 'POST',
+        url: '/Shipment/Update',
+        headers: { authorization: `Bearer ${inproc.key}` },
+        payload: shipment(999),
+      });
+  });
+  const bigStatements = bigTrips.statements.filter((s) => !s.startsWith('insert into request_log'));
   await inproc.app.close();
   await inproc.database.close();
 
@@ -149,6 +162,9 @@ try {
     `999-parcel ratio booking / raw (median of runs): ${median(bigRuns.map((r) => r.kolli / r.raw)).toFixed(2)}× (target ≤ 2×)`,
   );
   console.log(`round trips of a 1-parcel Published booking: ${Math.min(...trips)} (target ≤ 6)`);
+  console.log(
+    `round trips of ${bigRun} 999-parcel bookings in a row: ${bigStatements.length}, of which serial draws ${bigStatements.filter((s) => s.includes('nextval')).length} (the request log's inserts not counted)`,
+  );
 } finally {
   agent.destroy();
   raw?.stdin?.end();

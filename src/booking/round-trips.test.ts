@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { osloBergenBooking } from '../../test/factories';
 import { bearer, buildTestApp, type TestContext } from '../../test/helpers';
 import { countRoundTrips } from '../../test/round-trips';
+import { DRAW_AHEAD } from './store/serials';
 
 // A 1-parcel Published booking is the hot write (CONTRACT §13, issue 18): its database round trips
 // are counted, not timed. The reference data, the customer, the key and the rate-limit grant come
@@ -63,6 +64,36 @@ test.runIf(process.env.KOLLI_TEST_DB === 'postgres')(
     expect(names[write]).toMatch(/^kolli_[0-9a-f]{24}$/);
   },
 );
+
+test('999-parcel bookings in a row: one statement each, and a serial draw only once in DRAW_AHEAD + 1', async () => {
+  const big = osloBergenBooking({
+    Parcels: Array.from({ length: 999 }, (_, i) => ({
+      Weight: 1 + (i % 20),
+      Length: 40,
+      Width: 30,
+      Height: 20,
+    })),
+  });
+  const bookings = 2 * (DRAW_AHEAD + 1);
+  const { count, statements } = await countRoundTrips(ctx.database, async () => {
+    for (let i = 0; i < bookings; i++) {
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: '/Shipment/Update',
+        headers: bearer(key),
+        payload: big,
+      });
+      expect(res.statusCode, res.body).toBe(201);
+    }
+  });
+  // The request log's batched inserts run beside the bookings; every other statement is a booking's.
+  const booking = statements.filter((s) => !s.startsWith('insert into request_log'));
+  const draws = booking.filter((s) => s.includes('nextval')).length;
+  // Drawing one block at a time would draw at nearly every booking (a block is 1 000 serials).
+  expect(draws, booking.join('\n')).toBeLessThanOrEqual(2);
+  expect(booking.length - draws, booking.join('\n')).toBe(bookings);
+  expect(count).toBe(statements.length);
+});
 
 test('with an Idempotency-Key it makes at most 5 (the claim and the stored answer besides)', async () => {
   const { count, statements } = await steadyRoundTrips(true);

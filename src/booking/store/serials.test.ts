@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { buildTestApp, type TestContext } from '../../../test/helpers';
+import { countRoundTrips } from '../../../test/round-trips';
 import { SERIAL_BLOCK } from '../tables';
-import { createSerialSource } from './serials';
+import { createSerialSource, DRAW_AHEAD } from './serials';
 
 // Serials come from the sequences a block at a time (store/serials.ts): unique across processes,
 // one database statement per block, and the rest of a block left unused when a process stops.
@@ -46,4 +47,20 @@ test('a take larger than a block draws the blocks it needs in one statement, all
   expect(new Set(all).size).toBe(all.length);
   // The rest of the third block is used next, in order.
   expect(next.parcels[0]).toBe((first.parcels.at(-1) ?? 0n) + 1n);
+});
+
+test('a run of 999-parcel takes draws ahead: one statement for every DRAW_AHEAD + 1 takes, no number lost', async () => {
+  const source = createSerialSource();
+  const takes = 4 * (DRAW_AHEAD + 1);
+  const taken: bigint[] = [];
+  const { count, statements } = await countRoundTrips(ctx.database, async () => {
+    for (let i = 0; i < takes; i++) taken.push(...(await source.take(ctx.database.db, false, 999)).parcels);
+  });
+  // Without drawing ahead every take but the first few would draw a block of its own.
+  expect(count, statements.join('\n')).toBe(4);
+  expect(statements.every((s) => s.includes('nextval'))).toBe(true);
+  expect(new Set(taken.map(String)).size).toBe(takes * 999);
+  // One source on an otherwise idle sequence draws adjacent blocks, and uses every number of them.
+  const sorted = [...taken].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  expect((sorted.at(-1) ?? 0n) - (sorted[0] ?? 0n)).toBe(BigInt(takes * 999 - 1));
 });
