@@ -286,6 +286,10 @@ describe('rules (400 naming every violated field)', () => {
     // A numeric string binds and a 0 measure is "not given" (CONTRACT §2); other text does not.
     [{ Parcels: [{ Weight: '12 kg' }] }, 'Parcels[0].Weight'],
     [{ Parcels: [{ Weight: 1, Length: -1 }] }, 'Parcels[0].Length'],
+    // Product 43 takes parcels of at most 400 × 240 × 220 cm (data/catalog/catalog.json).
+    [{ Parcels: [{ Weight: 1 }, { Weight: 1, Length: 401 }] }, 'Parcels[1].Length'],
+    [{ Parcels: [{ Weight: 1, Width: 241 }] }, 'Parcels[0].Width'],
+    [{ Parcels: [{ Weight: 1, Height: 221 }] }, 'Parcels[0].Height'],
     [{ Parcels: [{ Weight: 5000 }] }, 'Parcels[0].Weight'],
     [{ Parcels: [] }, 'Parcels'],
     [{ Parcels: Array.from({ length: 1000 }, () => ({ Weight: 1 })) }, 'Parcels'],
