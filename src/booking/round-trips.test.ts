@@ -75,7 +75,7 @@ test('999-parcel bookings in a row: one statement each, and a serial draw only o
     })),
   });
   const bookings = 2 * (DRAW_AHEAD + 1);
-  const { count, statements } = await countRoundTrips(ctx.database, async () => {
+  const { statements } = await countRoundTrips(ctx.database, async () => {
     for (let i = 0; i < bookings; i++) {
       const res = await ctx.app.inject({
         method: 'POST',
@@ -92,7 +92,6 @@ test('999-parcel bookings in a row: one statement each, and a serial draw only o
   // Drawing one block at a time would draw at nearly every booking (a block is 1 000 serials).
   expect(draws, booking.join('\n')).toBeLessThanOrEqual(2);
   expect(booking.length - draws, booking.join('\n')).toBe(bookings);
-  expect(count).toBe(statements.length);
 });
 
 test('with an Idempotency-Key it makes at most 5 (the claim and the stored answer besides)', async () => {
