@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { buildTestApp, type TestContext } from '../../../test/helpers';
 import { countRoundTrips } from '../../../test/round-trips';
+import type { DbOrTx } from '../../db/client';
 import { SERIAL_BLOCK } from '../tables';
 import { createSerialSource, DRAW_AHEAD } from './serials';
 
@@ -63,4 +64,26 @@ test('a run of 999-parcel takes draws ahead: one statement for every DRAW_AHEAD 
   // One source on an otherwise idle sequence draws adjacent blocks, and uses every number of them.
   const sorted = [...taken].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   expect((sorted.at(-1) ?? 0n) - (sorted[0] ?? 0n)).toBe(BigInt(takes * 999 - 1));
+});
+
+test('blocks drawn by concurrent takes are handed out lowest first, whichever draw answered first', async () => {
+  // A database whose answers arrive in the order this test chooses: the later draw answers first
+  // with the higher blocks, as a busy pool can.
+  const answers: ((blocks: number[]) => void)[] = [];
+  const db = {
+    execute: () =>
+      new Promise((resolve) =>
+        answers.push((blocks) => resolve({ rows: blocks.map((v) => ({ v: String(v) })) })),
+      ),
+  } as unknown as DbOrTx;
+  const source = createSerialSource();
+  const a = source.take(db, false, 999);
+  const b = source.take(db, false, 999);
+  const blocksFrom = (start: number) => Array.from({ length: 4 }, (_, i) => start + i * SERIAL_BLOCK);
+  answers[1]?.(blocksFrom(100_000));
+  expect((await b).parcels[0]).toBe(100_000n);
+  answers[0]?.(blocksFrom(10_000));
+  expect((await a).parcels[0]).toBe(10_000n);
+  // The lowest number left is next, not the rest of the block the first answer brought.
+  expect((await source.take(db, false, 1)).parcels).toEqual([10_999n]);
 });

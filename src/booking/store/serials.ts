@@ -22,8 +22,8 @@ const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;
 
 /** Serials from one sequence, a block at a time. */
 function blockSource(sequence: string) {
-  // The blocks in hand, in the order drawn: [next, end) each. Blocks drawn together by one process
-  // need not be adjacent (other processes draw in between).
+  // The blocks in hand, lowest first: [next, end) each. Blocks drawn together by one process need
+  // not be adjacent (other processes draw in between), and concurrent takes may draw out of order.
   const hand: { next: bigint; end: bigint }[] = [];
   const takeFromHand = (out: bigint[], count: number) => {
     while (out.length < count && hand.length > 0) {
@@ -48,6 +48,7 @@ function blockSource(sequence: string) {
         const start = BigInt(v);
         hand.push({ next: start, end: start + BigInt(SERIAL_BLOCK) });
       }
+      hand.sort((a, b) => (a.next < b.next ? -1 : 1));
       // Pushed and taken in one synchronous step, so no other take can use the new blocks first.
       takeFromHand(out, count);
       return out;
