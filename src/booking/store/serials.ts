@@ -48,7 +48,7 @@ function blockSource(sequence: string) {
         const start = BigInt(v);
         hand.push({ next: start, end: start + BigInt(SERIAL_BLOCK) });
       }
-      hand.sort((a, b) => (a.next < b.next ? -1 : 1));
+      hand.sort((a, b) => (a.next < b.next ? -1 : a.next > b.next ? 1 : 0));
       // Pushed and taken in one synchronous step, so no other take can use the new blocks first.
       takeFromHand(out, count);
       return out;
