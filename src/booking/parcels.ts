@@ -32,13 +32,9 @@ export function mergeParcels(current: ParcelValues[], requested: ShipmentUpdate[
     if (p.Delete) {
       if (p.ParcelId === undefined) {
         v.add(`Parcels[${i}].ParcelId`, 'The ParcelId field is required to delete a parcel.');
-      } else if (
-        v.check(
-          `Parcels[${i}].ParcelId`,
-          byId.has(p.ParcelId),
-          `There is no parcel ${p.ParcelId} in this shipment to delete.`,
-        )
-      ) {
+      } else if (!byId.has(p.ParcelId)) {
+        v.add(`Parcels[${i}].ParcelId`, `There is no parcel ${p.ParcelId} in this shipment to delete.`);
+      } else {
         byId.delete(p.ParcelId);
         deleted++;
       }
