@@ -310,6 +310,18 @@ describe('rules (400 naming every violated field)', () => {
     expect(Object.keys(errorsOf(res))).toContain(field);
   });
 
+  test("a parcel at its product's limits is booked; a centimetre over is refused, naming the limit", async () => {
+    const atLimits = await post(booking({ Parcels: [{ Weight: 1, Length: 400, Width: 240, Height: 220 }] }));
+    expect(atLimits.statusCode, atLimits.body).toBe(201);
+    const over = await post(booking({ Parcels: [{ Weight: 1, Length: 401, Width: 241, Height: 221 }] }));
+    expect(over.statusCode).toBe(400);
+    expect(errorsOf(over)).toMatchObject({
+      'Parcels[0].Length': ['The Length of a parcel of product 43 may be at most 400 cm.'],
+      'Parcels[0].Width': ['The Width of a parcel of product 43 may be at most 240 cm.'],
+      'Parcels[0].Height': ['The Height of a parcel of product 43 may be at most 220 cm.'],
+    });
+  });
+
   test('a NUL character in a shipment id path is a 400 on the path field, never a 500', async () => {
     for (const res of [
       await read('a%00b'),
