@@ -16,7 +16,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import http from 'node:http';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
-import { osloBergenBooking } from '../test/factories';
+import { measuredParcels, osloBergenBooking } from '../test/factories';
 import { bookingStatements, countRoundTrips } from '../test/round-trips';
 import { prepareBenchDatabase } from './_prepared';
 import { pinned, type ServerProcess, startKolli } from './_process';
@@ -34,12 +34,7 @@ const shipment = (n: number) =>
     SenderReference: `bench-${n}`,
     PickupCompanyName: 'Bench AS',
     RecipientCompanyName: 'Mottaker AS',
-    Parcels: Array.from({ length: n }, (_, i) => ({
-      Weight: 1 + (i % 20),
-      Length: 40,
-      Width: 30,
-      Height: 20,
-    })),
+    Parcels: measuredParcels(n),
   });
 const headers = { authorization: `Bearer ${prepared.key}`, 'content-type': 'application/json' };
 

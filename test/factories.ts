@@ -30,3 +30,7 @@ export const osloBergenAddresses = (): [Record<string, unknown>, Record<string, 
   },
   { AddressTypeId: 2, CompanyName: 'Fjord Frakt AS', Address: 'Bryggen 1', Zip: '5003', Place: 'BERGEN' },
 ];
+
+/** `n` measured parcels of 1–20 kg and 40 × 30 × 20 cm, as a large booking's `Parcels`. */
+export const measuredParcels = (n: number): Record<string, unknown>[] =>
+  Array.from({ length: n }, (_, i) => ({ Weight: 1 + (i % 20), Length: 40, Width: 30, Height: 20 }));

@@ -61,13 +61,17 @@ export async function countRoundTrips(
   return { count: statements.length, statements, names };
 }
 
+/** A new shipment's one statement (shipment, parcels, outbox events: booking/store/shipments.ts). */
+export const isNewShipmentWrite = (statement: string): boolean =>
+  /^with s as \(insert into shipments/i.test(statement);
+
 /**
  * Of counted `statements`, a new shipment's one-statement writes, the serial draws
  * (src/booking/store/serials.ts), the BEGINs, and the rest (the request log's batched inserts, cache
  * refreshes), for work that books new shipments.
  */
 export function bookingStatements(statements: readonly string[]) {
-  const writes = statements.filter((s) => /^with s as \(insert into shipments/i.test(s)).length;
+  const writes = statements.filter(isNewShipmentWrite).length;
   const draws = statements.filter((s) => s.includes('nextval')).length;
   const begins = statements.filter((s) => /^begin\b/i.test(s)).length;
   return { writes, draws, begins, others: statements.length - writes - draws - begins };

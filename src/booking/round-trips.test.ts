@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { osloBergenBooking } from '../../test/factories';
+import { measuredParcels, osloBergenBooking } from '../../test/factories';
 import { bearer, buildTestApp, type TestContext } from '../../test/helpers';
-import { bookingStatements, countRoundTrips } from '../../test/round-trips';
+import { bookingStatements, countRoundTrips, isNewShipmentWrite } from '../../test/round-trips';
 import { DRAW_AHEAD } from './store/serials';
 
 // A 1-parcel Published booking is the hot write (CONTRACT §13, issue 18): its database round trips
@@ -59,21 +59,14 @@ test.runIf(process.env.KOLLI_TEST_DB === 'postgres')(
   'on PostgreSQL the write is sent as a named prepared statement (src/db/named.ts)',
   async () => {
     const { statements, names } = await steadyRoundTrips(false);
-    const write = statements.findIndex((s) => /^with s as \(insert into shipments/i.test(s));
+    const write = statements.findIndex(isNewShipmentWrite);
     expect(write, statements.join('\n')).toBeGreaterThanOrEqual(0);
     expect(names[write]).toMatch(/^kolli_[0-9a-f]{24}$/);
   },
 );
 
 test('999-parcel bookings in a row: one statement each, and serial draws only once in DRAW_AHEAD + 1', async () => {
-  const big = osloBergenBooking({
-    Parcels: Array.from({ length: 999 }, (_, i) => ({
-      Weight: 1 + (i % 20),
-      Length: 40,
-      Width: 30,
-      Height: 20,
-    })),
-  });
+  const big = osloBergenBooking({ Parcels: measuredParcels(999) });
   await book(false); // the key and the catalogue cached, whatever ran before
   const bookings = 2 * (DRAW_AHEAD + 1);
   const { statements } = await countRoundTrips(ctx.database, async () => {
