@@ -14,6 +14,7 @@ import {
   discountAndEnergy,
   MAX,
   measure,
+  offeredServices,
   type ParcelField,
   type ProductFacts,
   type Result,
@@ -239,36 +240,18 @@ export function priceDomestic(req: DomesticRequest, ctx: DomesticContext): Resul
   // Services: known, offered with the product, priced; a repeated code is priced once.
   const serviceLines: CostLine[] = [];
   const parcelCount = parcels.length > 0 ? parcels.length : Math.max(1, Math.trunc(units));
-  const seen = new Set<string>();
-  (req.services ?? []).forEach((code, i) => {
-    const field = `services[${i}]` as const;
-    if (seen.has(code)) return;
-    seen.add(code);
-    const facts = ctx.services.get(code) ?? null;
-    if (!c.check(field, facts !== null, `Service code ${code} does not exist.`) || !facts) return;
-    if (
-      !c.check(
-        field,
-        product.services.includes(code),
-        `Service ${code} (${facts.name}) is not available with product ${product.code}.`,
-      )
-    )
-      return;
+  for (const { code, field, facts } of offeredServices(c, req.services ?? [], ctx.services, product)) {
     const price = tariff.services.get(code);
-    if (
-      !c.check(
-        field,
-        price !== undefined,
-        `Service ${code} has no price in the tariff valid from ${tariff.validFrom}.`,
-      )
-    )
-      return;
+    if (price === undefined) {
+      c.add(field, `Service ${code} has no price in the tariff valid from ${tariff.validFrom}.`);
+      continue;
+    }
     serviceLines.push({
       code,
       description: facts.name,
-      amount: (price ?? 0) * (facts.priceBasis === 'parcel' ? parcelCount : 1),
+      amount: price * (facts.priceBasis === 'parcel' ? parcelCount : 1),
     });
-  });
+  }
 
   if (!c.empty || !table || zone === null) return { ok: false, errors: c.errors };
 

@@ -283,6 +283,13 @@ describe('domestic quotes, computed by hand', () => {
     expect(r.errors['services[2]']).toEqual(['Service S3 (Not with P) is not available with product P.']);
   });
 
+  test('a service offered with the product but not priced by the tariff is an error on it', () => {
+    const r = priceDomestic(req({ weightGrams: kgToGrams(1), services: ['S1', '12'] }), ctx());
+    expect(!r.ok && r.errors).toEqual({
+      'services[1]': ['Service 12 has no price in the tariff valid from 2026-01-01.'],
+    });
+  });
+
   test('a product the tariff does not price is an error on the product', () => {
     const r = priceDomestic(req({ weightGrams: kgToGrams(1) }), ctx({ product: { ...P, code: 'Q' } }));
     expect(!r.ok && r.errors.productCode).toEqual([
@@ -373,6 +380,18 @@ describe('international quotes, computed by hand', () => {
     expect(code(priceInternational(ireq({ weightGrams: 1_000_001 }), ictx()))).toBe('WEIGHT_ABOVE_MAXIMUM');
     expect(code(priceInternational(ireq({}), ictx({ ratePerEurMicro: null })))).toBe('NO_EXCHANGE_RATE');
     expect(code(priceInternational(ireq({ destinationCountry: 'NO' }), ictx()))).toBe('DOMESTIC_ROUTE');
+  });
+
+  test('services: a repeated code is priced once; one not offered or without an international price is named', () => {
+    const twice = priceInternational(ireq({ services: ['S1', 'S1'] }), ictx());
+    expect(twice.ok === true && twice.value.otherLines.filter((l) => l.code === 'S1')).toEqual([
+      { code: 'S1', description: 'Service one', amount: 5750 },
+    ]);
+    const refused = priceInternational(ireq({ services: ['S1', 'S3', 'S2', 'S3'] }), ictx());
+    expect(refused.ok === false && refused.errors).toEqual({
+      'services[1]': ['Service S3 (Not with P) is not available with product E.'],
+      'services[2]': ['Service S2 has no international price.'],
+    });
   });
 
   test('unknown services are errors, not a missing price', () => {

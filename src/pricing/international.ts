@@ -7,6 +7,7 @@ import {
   type Errors,
   MAX,
   measure,
+  offeredServices,
   type ProductFacts,
   type ServiceFacts,
 } from './measures';
@@ -92,30 +93,19 @@ export function priceInternational(
   c.check('weight', weightGrams > 0, 'The weight must be greater than 0.');
   const serviceLinesEur: CostLine[] = [];
   let dangerous = req.dangerousGoods;
-  const seen = new Set<string>();
-  req.services.forEach((code, i) => {
-    const field = `services[${i}]` as const;
-    if (seen.has(code)) return;
-    seen.add(code);
-    const facts = ctx.services.get(code) ?? null;
-    if (!c.check(field, facts !== null, `Service code ${code} does not exist.`) || !facts) return;
-    if (
-      !c.check(
-        field,
-        ctx.product.services.includes(code),
-        `Service ${code} (${facts.name}) is not available with product ${ctx.product.code}.`,
-      )
-    )
-      return;
+  for (const { code, field, facts } of offeredServices(c, req.services, ctx.services, ctx.product)) {
     // The dangerous-goods service is the dangerous-goods fee, once per shipment.
     if (code === DANGEROUS_GOODS_SERVICE) {
       dangerous = true;
-      return;
+      continue;
     }
     const price = intl?.services.get(code);
-    if (intl && !c.check(field, price !== undefined, `Service ${code} has no international price.`)) return;
+    if (intl && price === undefined) {
+      c.add(field, `Service ${code} has no international price.`);
+      continue;
+    }
     serviceLinesEur.push({ code, description: facts.name, amount: price ?? 0 });
-  });
+  }
   if (!c.empty) return { ok: false, errors: c.errors };
 
   if (!intl)

@@ -3,8 +3,8 @@ import { basisPointsToPercent, dm3ToCm3, percentOf, wholeKgToGrams } from '../li
 
 /**
  * What the domestic and the international engine share: the logical field names they complain
- * about, cost lines, the catalogue facts they read, the measure checks and the discount-and-energy
- * rule.
+ * about, cost lines, the catalogue facts they read, which asked services a product offers, the
+ * measure checks and the discount-and-energy rule.
  */
 
 /** Logical names of the inputs the engine can complain about. */
@@ -88,6 +88,39 @@ export class Collector {
   get empty() {
     return Object.keys(this.errors).length === 0;
   }
+}
+
+/** An asked service that exists and is offered with the quote's product. */
+export interface OfferedService {
+  code: string;
+  field: `services[${number}]`;
+  facts: ServiceFacts;
+}
+
+/**
+ * The asked services that exist and are offered with `product`, in the order asked, a repeated code
+ * once (as first asked, so it is judged and priced once); each refused one is named at its
+ * `services[i]`.
+ */
+export function offeredServices(
+  c: Collector,
+  codes: readonly string[],
+  known: ReadonlyMap<string, ServiceFacts | null>,
+  product: ProductFacts,
+): OfferedService[] {
+  const offered: OfferedService[] = [];
+  const seen = new Set<string>();
+  codes.forEach((code, i) => {
+    if (seen.has(code)) return;
+    seen.add(code);
+    const field = `services[${i}]` as const;
+    const facts = known.get(code) ?? null;
+    if (!facts) c.add(field, `Service code ${code} does not exist.`);
+    else if (!product.services.includes(code)) {
+      c.add(field, `Service ${code} (${facts.name}) is not available with product ${product.code}.`);
+    } else offered.push({ code, field, facts });
+  });
+  return offered;
 }
 
 /**
