@@ -34,3 +34,25 @@ export const osloBergenAddresses = (): [Record<string, unknown>, Record<string, 
 /** `n` measured parcels of 1–20 kg and 40 × 30 × 20 cm, as a large booking's `Parcels`. */
 export const measuredParcels = (n: number): Record<string, unknown>[] =>
   Array.from({ length: n }, (_, i) => ({ Weight: 1 + (i % 20), Length: 40, Width: 30, Height: 20 }));
+
+/** What sends `osloBergenBooking` to Gothenburg instead: product EP and one customs line. */
+export const toGothenburg = (): Record<string, unknown> => ({
+  ProductCode: 'EP',
+  RecipientZip: '41101',
+  RecipientPlace: 'GÖTEBORG',
+  RecipientCountry: 'SE',
+  CustomsInformation: {
+    Lines: [
+      {
+        CountryOfOrigin: 'NO',
+        GrossWeight: 16.5,
+        NetWeight: 15,
+        GoodsDescription: 'Knitwear',
+        HsCode: '611030',
+        GoodsValue: 4500,
+        CurrencyType: 'NOK',
+        Quantity: 30,
+      },
+    ],
+  },
+});

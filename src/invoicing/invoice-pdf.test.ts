@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { osloBergenBooking } from '../../test/factories';
+import { osloBergenBooking, toGothenburg } from '../../test/factories';
 import {
   ADMIN_KEY,
   bearer,
@@ -57,27 +57,6 @@ async function bookAndPickUp(over: Record<string, unknown>, time: string): Promi
   await pickUp(ctx, booked.ParcelIds, time, `pdf-${++scanSeq}`);
   return booked.ShipmentId;
 }
-
-const toSweden = {
-  ProductCode: 'EP',
-  RecipientZip: '41101',
-  RecipientPlace: 'GÖTEBORG',
-  RecipientCountry: 'SE',
-  CustomsInformation: {
-    Lines: [
-      {
-        CountryOfOrigin: 'NO',
-        GrossWeight: 16.5,
-        NetWeight: 15,
-        GoodsDescription: 'Knitwear',
-        HsCode: '611030',
-        GoodsValue: 4500,
-        CurrencyType: 'NOK',
-        Quantity: 30,
-      },
-    ],
-  },
-};
 
 async function runTo(toDate: string): Promise<number> {
   const res = await invoiceUpTo(ctx, toDate);
@@ -243,8 +222,8 @@ describe('a mixed domestic and international invoice over several pages', () => 
   beforeAll(async () => {
     now = new Date('2026-11-24T10:00:00Z');
     for (let i = 0; i < 12; i++) domestic.push(await bookAndPickUp({}, '2026-11-24T09:30:00'));
-    abroad.push(await bookAndPickUp(toSweden, '2026-11-24T09:45:00'));
-    abroad.push(await bookAndPickUp({ ...toSweden, DeliveryType: 0 }, '2026-11-24T09:50:00'));
+    abroad.push(await bookAndPickUp(toGothenburg(), '2026-11-24T09:45:00'));
+    abroad.push(await bookAndPickUp({ ...toGothenburg(), DeliveryType: 0 }, '2026-11-24T09:50:00'));
     now = new Date('2026-11-24T12:00:00Z');
     invoiceNr = await runTo('2026-11-24');
   });

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { osloBergenBooking } from '../../test/factories';
+import { osloBergenBooking, toGothenburg } from '../../test/factories';
 import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
 import { outboxEvents } from '../events/tables';
 import { isKid } from '../lib/kid';
@@ -485,26 +485,7 @@ describe('an invoicing run', () => {
 });
 
 test('an international shipment invoices its clearance lines in VariousAmount2Kr, to the øre', async () => {
-  const abroad = await book({
-    ProductCode: 'EP',
-    RecipientZip: '41101',
-    RecipientPlace: 'GÖTEBORG',
-    RecipientCountry: 'SE',
-    CustomsInformation: {
-      Lines: [
-        {
-          CountryOfOrigin: 'NO',
-          GrossWeight: 16.5,
-          NetWeight: 15,
-          GoodsDescription: 'Knitwear',
-          HsCode: '611030',
-          GoodsValue: 4500,
-          CurrencyType: 'NOK',
-          Quantity: 30,
-        },
-      ],
-    },
-  });
+  const abroad = await book(toGothenburg());
   await pickUp(abroad, ['2026-11-30T09:40:00']);
   const res = await run('2026-11-30');
   expect(res.statusCode, res.body).toBe(201);
