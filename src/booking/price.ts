@@ -4,7 +4,7 @@ import { toDecimal } from '../lib/units';
 import type { BookingDeps } from './deps';
 import type { FrozenPrice } from './model';
 import { priceOf } from './publish';
-import { STATUS, STATUS_NAMES } from './rules';
+import { STATUS } from './rules';
 import { createBookingStore, type ShipmentRow } from './store/shipments';
 
 /**
@@ -15,11 +15,9 @@ import { createBookingStore, type ShipmentRow } from './store/shipments';
 export const ShipmentPrice = Type.Object(
   {
     ShipmentId: Type.String(),
-    ShipmentStatus: Type.Union([
-      Type.Literal('Draft'),
-      Type.Literal('ReadyForPublish'),
-      Type.Literal('Published'),
-    ]),
+    ShipmentStatus: Type.Integer({
+      description: '0 Draft, 1 ReadyForPublish, 2 Published: the number, as every response gives it.',
+    }),
     Quote: Type.Boolean({
       description:
         'false: the price frozen when the shipment was published, which its invoice carries; true: the current quote of a shipment not yet published, which may change until it is.',
@@ -43,7 +41,7 @@ export const ShipmentPrice = Type.Object(
 
 type ShipmentPriceT = {
   ShipmentId: string;
-  ShipmentStatus: 'Draft' | 'ReadyForPublish' | 'Published';
+  ShipmentStatus: number;
   Quote: boolean;
   Currency: 'NOK';
   TariffVersion: string;
@@ -54,7 +52,7 @@ type ShipmentPriceT = {
 
 const answer = (row: ShipmentRow, price: FrozenPrice, quote: boolean): ShipmentPriceT => ({
   ShipmentId: row.id,
-  ShipmentStatus: STATUS_NAMES[row.status as 0 | 1 | 2],
+  ShipmentStatus: row.status,
   Quote: quote,
   Currency: 'NOK',
   TariffVersion: price.TariffVersion,
