@@ -7863,7 +7863,8 @@ export interface operations {
                         /** @description false: the price frozen when the shipment was published, which its invoice carries; true: the current quote of a shipment not yet published, which may change until it is. */
                         Quote: boolean;
                         ShipmentId: string;
-                        ShipmentStatus: "Draft" | "ReadyForPublish" | "Published";
+                        /** @description 0 Draft, 1 ReadyForPublish, 2 Published: the number, as every response gives it. */
+                        ShipmentStatus: number;
                         /** @description The tariff version (its ValidFrom date) the price comes from. */
                         TariffVersion: string;
                         /** @description The sum of the lines, NOK excluding VAT. */
