@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { sql } from 'drizzle-orm';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { expect, inject } from 'vitest';
@@ -161,4 +162,23 @@ export async function invoiceUpTo(ctx: TestContext, toDate: string) {
   });
   expect(res.statusCode, res.body).toBe(201);
   return res;
+}
+
+/** Asks `probe` every 50 ms until it answers something, for at most `timeoutMs`. */
+export async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The URL of a PostgreSQL test app's own database, for a second connection beside its pool. */
+export async function databaseUrl(ctx: TestContext): Promise<string> {
+  const { rows } = (await ctx.database.db.execute(sql`select current_database() as name`)) as unknown as {
+    rows: { name: string }[];
+  };
+  return withDatabase(process.env.TEST_DATABASE_URL ?? '', rows[0]?.name ?? '');
 }

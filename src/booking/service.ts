@@ -20,6 +20,9 @@ export type { BookingDeps, BookingSchedule, UpdateOptions, UpdateOutcome } from 
 
 export type BookingService = ReturnType<typeof createBookingService>;
 
+/** How often a publishing update prices again when concurrent updates keep changing its parcels. */
+const PRICE_ATTEMPTS = 6;
+
 /**
  * Booking owns the shipment and its parcels: every other domain reads them through the functions
  * below (passing its own transaction where it runs in one), never through the tables.
@@ -69,8 +72,16 @@ export function createBookingService(deps: BookingDeps) {
           return outcome;
         } catch (e) {
           if (attempt === 0 && isUniqueViolation(e, 'shipments_pkey')) continue;
-          // The parcels changed between pricing and writing (a concurrent update): price again.
-          if (e instanceof StaleQuote && attempt < 5) continue;
+          // The parcels changed between pricing and writing (a concurrent update): price again, and
+          // after a few tries answer a conflict the client can retry rather than wait on and on.
+          if (e instanceof StaleQuote) {
+            if (attempt < PRICE_ATTEMPTS - 1) continue;
+            throw new DomainError(
+              'conflict',
+              'shipment_changed',
+              `Shipment ${body.ShipmentId} changed while this request priced it, ${PRICE_ATTEMPTS} times in a row; try again.`,
+            );
+          }
           if (isUniqueViolation(e, 'parcels_parcel_id_idx')) {
             throw new DomainError(
               'conflict',

@@ -361,7 +361,14 @@ export function createShipmentWriter({
     async cancel(tx: Tx, account: Account, id: string): Promise<void> {
       {
         const store = createBookingStore(tx);
-        const row = await store.lockShipment(id);
+        // The shipment and the return shipment generated with it are locked together, in id order
+        // as scans lock them; a return generated since the first look is locked after.
+        const seen = await store.shipment(id);
+        const locked = await store.lockShipments([
+          id,
+          ...(seen?.returnShipmentId ? [seen.returnShipmentId] : []),
+        ]);
+        const row = locked.find((r) => r.id === id);
         if (!row || row.cancelledAt || !canActFor(account, row.customerNr)) throw notFound(`Shipment ${id}`);
         if (row.pickedUpAt) {
           throw new DomainError(
@@ -371,7 +378,10 @@ export function createShipmentWriter({
           );
         }
         // The return shipment generated with it goes too, unless the carrier already has it.
-        const linked = row.returnShipmentId ? await store.lockShipment(row.returnShipmentId) : null;
+        const returnId = row.returnShipmentId;
+        const linked = returnId
+          ? (locked.find((r) => r.id === returnId) ?? (await store.lockShipment(returnId)))
+          : null;
         const cancelling = [row, ...(linked && !linked.cancelledAt && !linked.pickedUpAt ? [linked] : [])];
         const events: DomainEvent[] = [];
         for (const r of cancelling) {

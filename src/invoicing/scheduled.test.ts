@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { osloBergenBooking } from '../../test/factories';
-import { bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
+import { bearer, buildTestApp, databaseUrl, json, type TestContext, waitFor } from '../../test/helpers';
 import { createServices } from '../app';
 import { openDatabase } from '../db/client';
 import { jobTicks } from '../jobs/tables';
@@ -98,11 +98,9 @@ test.runIf(process.env.KOLLI_TEST_DB === 'postgres')(
   'a holder that dies mid-run is taken over by another process, and nothing is invoiced twice',
   async () => {
     const shipmentId = await pickedUpShipment();
-    const url = new URL(process.env.TEST_DATABASE_URL ?? '');
-    const name = await ctx.database.db.execute(sql`select current_database() as name`);
-    url.pathname = `/${(name as unknown as { rows: { name: string }[] }).rows[0]?.name}`;
-    const hostA = await openDatabase({ url: url.toString(), dataDir: null, poolSize: 4 });
-    const blocker = new pg.Client({ connectionString: url.toString() });
+    const url = await databaseUrl(ctx);
+    const hostA = await openDatabase({ url, dataDir: null, poolSize: 4 });
+    const blocker = new pg.Client({ connectionString: url });
     await blocker.connect();
     try {
       const tick = new Date('2026-12-01T02:00:00Z');
@@ -160,13 +158,3 @@ test.runIf(process.env.KOLLI_TEST_DB === 'postgres')(
     }
   },
 );
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
 import { isSplit } from '../rules';
 import { parcels, shipments } from '../tables';
+import { createBookingStore } from './shipments';
 
 /**
  * What other domains read of booking's tables, as functions (never the tables): the shipment
@@ -118,6 +119,8 @@ export function createBookingReadStore(db: DbOrTx) {
     /** Marks shipments as carried by an invoice: no later run selects them again. */
     async markInvoiced(ids: string[]): Promise<void> {
       if (ids.length === 0) return;
+      // Locked in id order first, as scans lock them: an update alone locks in the table's order.
+      await createBookingStore(db).lockShipments(ids);
       await db.update(shipments).set({ invoicedAt: sql`now()` }).where(inArray(shipments.id, ids));
     },
 
@@ -137,13 +140,7 @@ export function createBookingReadStore(db: DbOrTx) {
 
     /** Locks shipments in id order (concurrent batches never deadlock); answers the cancelled ones. */
     async lockForScans(ids: string[]): Promise<Set<string>> {
-      const sorted = [...new Set(ids)].sort();
-      const locked = await db
-        .select({ id: shipments.id, cancelledAt: shipments.cancelledAt })
-        .from(shipments)
-        .where(inArray(shipments.id, sorted))
-        .orderBy(asc(shipments.id))
-        .for('update');
+      const locked = await createBookingStore(db).lockShipments(ids);
       return new Set(locked.filter((r) => r.cancelledAt).map((r) => r.id));
     },
 

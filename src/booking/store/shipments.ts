@@ -26,6 +26,20 @@ export function createBookingStore(db: DbOrTx) {
       return row ?? null;
     },
 
+    /**
+     * Shipments locked in id order, whoever locks several (scans, invoicing runs, a cancel with its
+     * return shipment): two transactions then wait for each other instead of deadlocking.
+     */
+    lockShipments(ids: readonly string[]): Promise<ShipmentRow[]> {
+      if (ids.length === 0) return Promise.resolve([]);
+      return db
+        .select()
+        .from(shipments)
+        .where(inArray(shipments.id, [...new Set(ids)]))
+        .orderBy(asc(shipments.id))
+        .for('update');
+    },
+
     async shipment(id: string): Promise<ShipmentRow | null> {
       const [row] = await db.select().from(shipments).where(eq(shipments.id, id));
       return row ?? null;
