@@ -2,6 +2,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { osloBergenBooking } from '../../test/factories';
 import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
+import { gsin } from '../lib/gs1';
 
 // CONTRACT §4: hostile input is a 400/413/415 problem naming what is wrong, never a 500.
 
@@ -113,6 +114,45 @@ describe('JSON nesting', () => {
     expect(at64.statusCode, at64.body).toBe(201);
     const at65 = await send(65);
     expect(errorsOf(expectProblem(at65, 400) && at65).request?.[0]).toMatch(/nested more than 64 levels/);
+  });
+});
+
+describe('integers a double cannot hold', () => {
+  test('a 17-digit ShipmentId sent as a JSON number keeps its digits (CONTRACT §2)', async () => {
+    // 70900019999999998 is above 2^53: JSON.parse alone reads it as 70900019999999996.
+    const id = gsin('7090001', 999999999);
+    expect(Number.isSafeInteger(Number(id))).toBe(false);
+    const body = JSON.stringify(osloBergenBooking({ ShipmentStatus: 'Draft' })).replace(
+      '{',
+      `{"ShipmentId":${id},`,
+    );
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/Shipment/Update',
+      headers: { ...bearer(key), 'content-type': 'application/json' },
+      payload: body,
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(json(res).ShipmentId).toBe(id);
+  });
+
+  test('where a number is typed, such an integer is the number it always was', async () => {
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/Shipment/Update',
+      headers: { ...bearer(key), 'content-type': 'application/json' },
+      payload: JSON.stringify(osloBergenBooking()).replace('"Weight":12.5', '"Weight":123456789012345678'),
+    });
+    expectProblem(res, 400);
+    // The same message as for a number the parser reads exactly: the binder made it a number again.
+    const exact = await ctx.app.inject({
+      method: 'POST',
+      url: '/Shipment/Update',
+      headers: bearer(key),
+      payload: osloBergenBooking({ Parcels: [{ Weight: 123456789012345 }] }),
+    });
+    expect(errorsOf(res)).toEqual(errorsOf(exact));
+    expect(errorsOf(res)['Parcels[0].Weight']?.[0]).not.toMatch(/string/i);
   });
 });
 

@@ -18,30 +18,76 @@ const OPEN_BRACE = 0x7b;
 const CLOSE_BRACKET = 0x5d;
 const CLOSE_BRACE = 0x7d;
 
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+const MINUS = 0x2d;
+
+/** More digits in a row than this may be an integer a double cannot hold (2^53 has 16). */
+const SAFE_DIGITS = 15;
+
 /**
- * True when the JSON text nests arrays and objects deeper than `limit`. It reads the raw bytes once,
- * skipping strings, and stops at the first level too deep, so a hostile body never becomes a tree
- * (whose walk would overflow the stack) nor costs more than one pass. Malformed JSON is left to the
- * parser: this only counts brackets.
+ * What one pass over a JSON body's raw bytes finds outside its strings: nesting deeper than `limit`
+ * (it stops there, so a hostile body never becomes a tree whose walk would overflow the stack, nor
+ * costs more than one pass), and a run of more than 15 digits, a number `JSON.parse` may round.
+ * Malformed JSON is left to the parser: this only counts brackets and digits.
  */
-export function nestedDeeperThan(body: Uint8Array, limit: number): boolean {
-  if (body.length <= limit) return false;
+export function scanJson(body: Uint8Array, limit: number): { tooDeep: boolean; longNumber: boolean } {
   let depth = 0;
+  let longNumber = false;
   let inString = false;
   for (let i = 0; i < body.length; i++) {
-    const c = body[i];
+    const c = body[i] ?? 0;
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+    } else if (c >= DIGIT_0 && c <= DIGIT_9) {
+      let end = i + 1;
+      for (let d = body[end]; d !== undefined && d >= DIGIT_0 && d <= DIGIT_9; d = body[++end]);
+      if (end - i > SAFE_DIGITS) longNumber = true;
+      i = end - 1;
+    } else if (c === QUOTE) {
+      inString = true;
+    } else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
+      if (++depth > limit) return { tooDeep: true, longNumber };
+    } else if (c === CLOSE_BRACKET || c === CLOSE_BRACE) {
+      depth--;
+    }
+  }
+  return { tooDeep: false, longNumber };
+}
+
+const NUMBER_TOKEN = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+const INTEGER = /^-?\d+$/;
+
+/**
+ * The JSON text with every integer a double cannot hold exactly written as a string of its digits,
+ * so that a 17-digit `ShipmentId` sent as a number keeps its digits (CONTRACT §2: a number where a
+ * string is typed is read as its decimal digits). Where a number is typed, the binder reads the
+ * string back as the same number `JSON.parse` would have made. Strings and other numbers are left.
+ */
+export function quoteUnsafeIntegers(text: string): string {
+  let out = '';
+  let from = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
     if (inString) {
       if (c === BACKSLASH) i++;
       else if (c === QUOTE) inString = false;
     } else if (c === QUOTE) {
       inString = true;
-    } else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
-      if (++depth > limit) return true;
-    } else if (c === CLOSE_BRACKET || c === CLOSE_BRACE) {
-      depth--;
+    } else if (c === MINUS || (c >= DIGIT_0 && c <= DIGIT_9)) {
+      NUMBER_TOKEN.lastIndex = i;
+      const token = NUMBER_TOKEN.exec(text)?.[0];
+      if (!token) continue;
+      if (INTEGER.test(token) && !Number.isSafeInteger(Number(token))) {
+        out += `${text.slice(from, i)}"${token}"`;
+        from = i + token.length;
+      }
+      i += token.length - 1;
     }
   }
-  return false;
+  return from === 0 ? text : out + text.slice(from);
 }
 
 /** Requests whose body was not valid UTF-8: its undecodable bytes became U+FFFD (see `badTextFields`). */
@@ -52,7 +98,8 @@ export const bodyWasInvalidUtf8 = (request: FastifyRequest): boolean => invalidU
 
 /**
  * Replaces Fastify's JSON parser with one for every JSON media type that refuses JSON nested deeper
- * than 64 levels while reading the bytes, and remembers bodies that are not valid UTF-8 so the
+ * than 64 levels while reading the bytes, keeps the digits of integers a double cannot hold, and
+ * remembers bodies that are not valid UTF-8 so the
  * binding layer can name the fields that held the bad bytes. Parsing itself is Fastify's own
  * (secure-json-parse, refusing `__proto__` and `constructor.prototype`). `text/plain` is no longer
  * read, so a body in it is a 415 like any other content type that is not JSON or a form.
@@ -62,7 +109,8 @@ export function installJsonBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser(JSON_MEDIA_TYPE, { parseAs: 'buffer' }, (request, body, done) => {
     const bytes = body as Buffer;
-    if (nestedDeeperThan(bytes, MAX_JSON_DEPTH)) {
+    const { tooDeep, longNumber } = scanJson(bytes, MAX_JSON_DEPTH);
+    if (tooDeep) {
       done(
         new ValidationFailed({
           request: [`The request body is nested more than ${MAX_JSON_DEPTH} levels deep.`],
@@ -72,6 +120,7 @@ export function installJsonBodyParser(app: FastifyInstance): void {
       return;
     }
     if (!isUtf8(bytes)) invalidUtf8Bodies.add(request);
-    parse(request, bytes.toString('utf8'), done);
+    const text = bytes.toString('utf8');
+    parse(request, longNumber ? quoteUnsafeIntegers(text) : text, done);
   });
 }
