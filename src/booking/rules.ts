@@ -315,11 +315,14 @@ export function payerOf(s: {
 export const customerNrOf = (n: number | undefined | null): string | null =>
   n === undefined || n === null ? null : String(n);
 
+/** First pickup scans this close together are one pickup visit: a driver scanning parcel after parcel. */
+export const ONE_PICKUP_SECONDS = 30 * 60;
+
 /**
  * The one split rule (CONTRACT §8 `IsSplitted`, the invoice reports' `Split`): the parcels were
- * picked up at different times — their first pickup scans fall on more than one (Oslo) day, or some
- * parcels were picked up and others not yet. Scans of one pickup round on one day are not a split.
+ * picked up at different times — their first pickup scans lie more than `ONE_PICKUP_SECONDS` apart
+ * (two visits, on one day or on two), or some parcels were picked up and others not yet.
  */
-export function isSplit(p: { pickupDays: number; pickedParcels: number; count: number }): boolean {
-  return p.pickupDays > 1 || (p.pickedParcels > 0 && p.pickedParcels < p.count);
+export function isSplit(p: { pickupSpanSeconds: number; pickedParcels: number; count: number }): boolean {
+  return p.pickupSpanSeconds > ONE_PICKUP_SECONDS || (p.pickedParcels > 0 && p.pickedParcels < p.count);
 }

@@ -287,6 +287,29 @@ describe('GET /v1/shipment/list', () => {
     expect(rows[0]).toMatchObject({ IsSplitted: false });
   });
 
+  test('parcels picked up in two visits on one day are split; in one visit of 30 minutes, not', async () => {
+    const twice = await book({ PickupZip: '0159', PickupPlace: 'OSLO' });
+    const once = await book({ PickupZip: '0159', PickupPlace: 'OSLO' });
+    const pickups = (parcels: string[], times: string[]) =>
+      scan(
+        parcels.map((p, i) => ({
+          EventId: `v-${p}`,
+          ParcelId: p,
+          EventType: 'PickedUp',
+          Time: times[i] ?? '',
+        })),
+      );
+    await pickups(twice.ParcelIds, ['2026-11-23T09:00:00', '2026-11-23T15:00:00']);
+    await pickups(once.ParcelIds, ['2026-11-23T09:00:00', '2026-11-23T09:30:00']);
+    const rows = json<{ ShipmentId: string; IsSplitted: boolean }[]>(
+      await list('postalcode=0159&customerid=1000&pickupFromDate=2026-11-23&pickupToDate=2026-11-23'),
+    );
+    expect(Object.fromEntries(rows.map((r) => [r.ShipmentId, r.IsSplitted]))).toEqual({
+      [twice.ShipmentId]: true,
+      [once.ShipmentId]: false,
+    });
+  });
+
   test('filters: zip, inclusive interval, published only, own customer only', async () => {
     const inside = await book({ PickupZip: '0157' });
     await book({ PickupZip: '0157', ShipmentStatus: 'Draft' });

@@ -11,14 +11,14 @@ import { createBookingStore } from './shipments';
 
 /**
  * Parcel sums of a shipment: count, real weight, volume (given, else length × width × height), and
- * its pickups: on how many Oslo days its parcels were first picked up, and how many were.
+ * its pickups: how far apart its parcels' first pickup scans lie, and how many parcels were picked up.
  */
 const parcelSums = sql<Record<keyof ParcelSums, number | string>>`(
   select json_build_object(
     'count', count(*),
     'weightG', coalesce(sum(${parcels.weightG}), 0),
     'volumeCm3', coalesce(sum(coalesce(${parcels.volumeCm3}, ${parcels.lengthCm}::bigint * ${parcels.widthCm} * ${parcels.heightCm})), 0),
-    'pickupDays', count(distinct (${parcels.pickedUpAt} at time zone 'Europe/Oslo')::date),
+    'pickupSpanSeconds', coalesce(extract(epoch from max(${parcels.pickedUpAt}) - min(${parcels.pickedUpAt})), 0),
     'pickedParcels', count(${parcels.pickedUpAt}))
   from ${parcels} where ${parcels.shipmentId} = ${shipments.id})`;
 
@@ -26,7 +26,7 @@ export interface ParcelSums {
   count: number;
   weightG: number;
   volumeCm3: number;
-  pickupDays: number;
+  pickupSpanSeconds: number;
   pickedParcels: number;
 }
 
@@ -36,7 +36,7 @@ const sumsOf = (raw: Record<keyof ParcelSums, number | string>) => {
     count: Number(raw.count),
     weightG: Number(raw.weightG),
     volumeCm3: Number(raw.volumeCm3),
-    pickupDays: Number(raw.pickupDays),
+    pickupSpanSeconds: Number(raw.pickupSpanSeconds),
     pickedParcels: Number(raw.pickedParcels),
   };
   return { ...sums, split: isSplit(sums) };
