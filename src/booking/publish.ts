@@ -3,7 +3,7 @@ import { Violations } from '../lib/errors';
 import type { FrozenPrice, ShipmentAddresses } from './model';
 import { mergeParcels } from './parcels';
 import type { BookingPricing } from './pricing';
-import { customerNrOf, payerOf, STATUS } from './rules';
+import { customerNrOf, payerOf, returnAddresses, STATUS } from './rules';
 import type { ShipmentUpdate } from './schemas';
 import { createBookingStore, type ParcelValues } from './store/shipments';
 import type { Checked } from './validate';
@@ -44,14 +44,6 @@ const payerOfRequest = (body: ShipmentUpdate) =>
     recipientCustomerId: customerNrOf(body.RecipientCustomerId),
     payerCustomerId: customerNrOf(body.PayerCustomerId),
   }).customerNr;
-
-/** The return shipment's addresses: from the recipient back to the return address (or the sender). */
-export const returnAddresses = (a: ShipmentAddresses): ShipmentAddresses => ({
-  Pickup: a.Recipient,
-  Recipient: a.Return ?? a.Pickup,
-  Return: null,
-  PickupPoint: null,
-});
 
 /** The price of a shipment, its addresses and parcels, as the calculators quote it. */
 export async function priceOf(

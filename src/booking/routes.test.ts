@@ -571,17 +571,30 @@ describe('return shipments', () => {
       }),
     );
     expect(res.statusCode).toBe(201);
-    const { ReturnShipmentId } = json<UpdateResult>(res);
+    const { ShipmentId, ReturnShipmentId } = json<UpdateResult>(res);
     expect(ReturnShipmentId && isGsin(ReturnShipmentId)).toBe(true);
-    const records = json<{ IsReturn: boolean; Addresses: { AddressTypeId: number; Zip: string }[] }[]>(
-      await read(String(ReturnShipmentId)),
-    );
+    type Dated = { PickupDate: string | null; DeliveryDate: string | null };
+    const records = json<
+      (Dated & { IsReturn: boolean; Addresses: { AddressTypeId: number; Zip: string }[] })[]
+    >(await read(String(ReturnShipmentId)));
     expect(records).toHaveLength(2);
     expect(records[0]?.IsReturn).toBe(true);
     expect(records[0]?.Addresses.map((a) => [a.AddressTypeId, a.Zip])).toEqual([
       [1, '5003'],
       [2, '0154'],
     ]);
+
+    // Published with its original: planned for the same pickup date, so listed for Bergen that day.
+    const [original] = json<Dated[]>(await read(ShipmentId));
+    const day = original?.PickupDate?.slice(0, 10);
+    expect(day).toBeTruthy();
+    expect(records[0]?.PickupDate?.slice(0, 10)).toBe(day);
+    expect(records[0]?.DeliveryDate).not.toBeNull();
+    const listed = await ctx.app.inject({
+      url: `/v1/shipment/list?postalcode=5003&customerid=1000&pickupFromDate=${day}&pickupToDate=${day}`,
+      headers: bearer(key),
+    });
+    expect(json<{ ShipmentId: string }[]>(listed).map((r) => r.ShipmentId)).toContain(ReturnShipmentId);
   });
 
   test('cancelling the shipment cancels its return shipment too', async () => {

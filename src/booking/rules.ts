@@ -326,3 +326,11 @@ export const ONE_PICKUP_SECONDS = 30 * 60;
 export function isSplit(p: { pickupSpanSeconds: number; pickedParcels: number; count: number }): boolean {
   return p.pickupSpanSeconds > ONE_PICKUP_SECONDS || (p.pickedParcels > 0 && p.pickedParcels < p.count);
 }
+
+/** The return shipment's addresses: from the recipient back to the return address (or the sender). */
+export const returnAddresses = (a: ShipmentAddresses): ShipmentAddresses => ({
+  Pickup: a.Recipient,
+  Recipient: a.Return ?? a.Pickup,
+  Return: null,
+  PickupPoint: null,
+});

@@ -14,6 +14,7 @@ import {
   dateOf,
   parseDeliveryType,
   parseStatus,
+  returnAddresses,
   STATUS,
 } from './rules';
 import type { ShipmentUpdate } from './schemas';
@@ -141,6 +142,17 @@ export async function validateRequest(
       : null;
   if (desiredDelivery)
     checkDesiredDate('DeliveryDate', desiredDelivery, plan?.EarliestDeliveryDate ?? pickupDate, v);
+  // A generated return shipment is published with its original: the same pickup date, back the other way.
+  const back = returnAddresses(addresses);
+  const returnPlan =
+    plan && product && body.ShouldGenerateReturnShipment && back.Pickup.Zip && back.Recipient.Zip
+      ? await deps.schedule.deliveryPlan({
+          fromZip: back.Pickup.Zip,
+          toZip: back.Recipient.Zip,
+          productCode: product.ProductCode,
+          pickupDate,
+        })
+      : null;
 
   if (status !== null && status >= STATUS.ReadyForPublish) checkCompleteAddresses(addresses, v);
   return {
@@ -153,6 +165,7 @@ export async function validateRequest(
     unitCode,
     pickupDate,
     plan,
+    returnPlan,
     desiredDelivery,
     desiredPickup,
   };

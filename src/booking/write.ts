@@ -7,8 +7,8 @@ import { gsin, sscc } from '../lib/gs1';
 import type { UpdateOptions, UpdateOutcome } from './deps';
 import type { FrozenPrice } from './model';
 import { checkMeasures, mergeParcels } from './parcels';
-import { type PricedAhead, pricedFor, returnAddresses } from './publish';
-import { customerNrOf, STATUS } from './rules';
+import { type PricedAhead, pricedFor } from './publish';
+import { customerNrOf, returnAddresses, STATUS } from './rules';
 import type { ShipmentUpdate } from './schemas';
 import type { SerialSource } from './store/serials';
 import {
@@ -80,6 +80,7 @@ export function createShipmentWriter({
     original: ShipmentRow,
     parcels: ParcelValues[],
     price: FrozenPrice | null,
+    deliveryDate: string | null,
   ) {
     const drawn = await serials.take(tx, true, parcels.length);
     const id = gsin(prefix, drawn.shipment ?? 0n);
@@ -103,6 +104,13 @@ export function createShipmentWriter({
       returnOf: original.id,
       pickupZip: addresses.Pickup.Zip,
       addresses,
+      // Published with its original: planned for the same pickup date, in the product's windows.
+      pickupDate: original.pickupDate,
+      pickupWindowFrom: original.pickupWindowFrom,
+      pickupWindowTo: original.pickupWindowTo,
+      deliveryDate,
+      deliveryWindowFrom: original.deliveryWindowFrom,
+      deliveryWindowTo: original.deliveryWindowTo,
       price,
       publishedAt: clock(),
     });
@@ -275,7 +283,14 @@ export function createShipmentWriter({
       await store.replaceParcels(id, parcels);
       const row = { ...(existing ?? ({} as ShipmentRow)), id, ...values, version } as ShipmentRow;
       if (withReturn) {
-        returnShipment = await createReturnShipment(tx, store, row, parcels, prices?.back ?? null);
+        returnShipment = await createReturnShipment(
+          tx,
+          store,
+          row,
+          parcels,
+          prices?.back ?? null,
+          c.returnPlan?.EarliestDeliveryDate ?? null,
+        );
         await store.updateShipment(id, { returnShipmentId: returnShipment.id });
       }
       await emitEvents(tx, eventsOf(existing, id, parcels, values, returnShipment));
