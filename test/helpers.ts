@@ -175,9 +175,9 @@ export async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs 
   }
 }
 
-/** The URL of a PostgreSQL test app's own database, for a second connection beside its pool. */
-export async function databaseUrl(ctx: TestContext): Promise<string> {
-  const { rows } = (await ctx.database.db.execute(sql`select current_database() as name`)) as unknown as {
+/** A URL of the PostgreSQL test database `db` is connected to, for a second pool, session or process. */
+export async function urlOfDatabase(db: Database['db']): Promise<string> {
+  const { rows } = (await db.execute(sql`select current_database() as name`)) as unknown as {
     rows: { name: string }[];
   };
   return withDatabase(process.env.TEST_DATABASE_URL ?? '', rows[0]?.name ?? '');

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { osloBergenBooking } from '../../test/factories';
-import { bearer, buildTestApp, databaseUrl, json, type TestContext, waitFor } from '../../test/helpers';
+import { bearer, buildTestApp, json, type TestContext, urlOfDatabase, waitFor } from '../../test/helpers';
 import type { Account } from '../auth/access';
 import { gsin } from '../lib/gs1';
 import { createBookingPricing } from './pricing';
@@ -26,7 +26,7 @@ beforeAll(async () => {
   ctx = await buildTestApp();
   key = await ctx.keyFor({ customerNrs: ['1000'], scopes: ['booking', 'shipments'] });
   if (process.env.KOLLI_TEST_DB !== 'postgres') return;
-  scanner = new pg.Client({ connectionString: await databaseUrl(ctx) });
+  scanner = new pg.Client({ connectionString: await urlOfDatabase(ctx.database.db) });
   await scanner.connect();
 });
 afterAll(async () => {

@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { osloBergenBooking } from '../../test/factories';
-import { bearer, buildTestApp, databaseUrl, json, type TestContext, waitFor } from '../../test/helpers';
+import { bearer, buildTestApp, json, type TestContext, urlOfDatabase, waitFor } from '../../test/helpers';
 import { createServices } from '../app';
 import { openDatabase } from '../db/client';
 import { jobTicks } from '../jobs/tables';
@@ -98,7 +98,7 @@ test.runIf(process.env.KOLLI_TEST_DB === 'postgres')(
   'a holder that dies mid-run is taken over by another process, and nothing is invoiced twice',
   async () => {
     const shipmentId = await pickedUpShipment();
-    const url = await databaseUrl(ctx);
+    const url = await urlOfDatabase(ctx.database.db);
     const hostA = await openDatabase({ url, dataDir: null, poolSize: 4 });
     const blocker = new pg.Client({ connectionString: url });
     await blocker.connect();

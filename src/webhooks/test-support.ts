@@ -1,8 +1,10 @@
 // Helpers for the webhook tests: a local receiver and minimal booking rows. Not used by the server.
+
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type SQL, sql } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
+import { urlOfDatabase, waitFor } from '../../test/helpers';
 import { EMPTY_ADDRESS } from '../booking/addresses';
 import { parcels, shipments } from '../booking/tables';
 import type { Db } from '../db/client';
@@ -144,23 +146,12 @@ export async function insertWebhook(
 }
 
 /** Polls `check` until it returns true; fails after `timeoutMs`. */
-export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+export const until = (check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<true> =>
+  waitFor(async () => (await check()) || undefined, timeoutMs);
 
 /** The rows of a raw query. */
 export async function rowsOf<T>(db: Db, query: SQL): Promise<T[]> {
   return ((await db.execute(query)) as unknown as { rows: T[] }).rows;
 }
 
-/** A URL of the PostgreSQL test database `db` is connected to, for a second pool or process. */
-export async function urlOfDatabase(db: Db): Promise<string> {
-  const [row] = await rowsOf<{ name: string }>(db, sql`select current_database() as name`);
-  const url = new URL(process.env.TEST_DATABASE_URL ?? '');
-  url.pathname = `/${row?.name}`;
-  return url.toString();
-}
+export { urlOfDatabase };
