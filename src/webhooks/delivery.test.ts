@@ -7,6 +7,7 @@ import type { Database } from '../db/client';
 import { type DomainEvent, emitEvents } from '../events/outbox';
 import { outboxEvents } from '../events/tables';
 import { createDeliveryEngine, type DeliveryEngine, type DeliveryOptions } from './delivery';
+import { createWebhookStore } from './store/registrations';
 import { webhookAttempts, webhookDeliveries, webhooks } from './tables';
 import {
   insertWebhook,
@@ -487,6 +488,34 @@ describe('expiry', () => {
     const deliveries = await deliveriesOf(w.id);
     expect(deliveries).toHaveLength(1);
     expect(deliveries[0]).toMatchObject({ status: 'failed', lastError: 'registration expired' });
+  });
+});
+
+describe('renewal', () => {
+  test('a registration renewed after it expired hears nothing written while it was expired', async () => {
+    const now = Date.now();
+    const rec = await receiver();
+    const w = await insertWebhook(db(), { customerNr: '3016', url: rec.url, expires: new Date(now - 1000) });
+    await emit([{ type: 'shipment.created', customerNr: '3016', shipmentId: 'S16' }]);
+    // Renewed before the fan-out got to the event.
+    await createWebhookStore(db()).replace(w.id, { expires: new Date(now + 60_000) }, new Date(now));
+    await emit([{ type: 'shipment.updated', customerNr: '3016', shipmentId: 'S16' }]);
+    await drain(engine());
+    expect(rec.received.map((r) => bodyOf(r).type)).toEqual(['shipment.updated']);
+  });
+
+  test('replacing a live registration keeps what it already hears', async () => {
+    const now = Date.now();
+    const rec = await receiver();
+    const w = await insertWebhook(db(), {
+      customerNr: '3017',
+      url: rec.url,
+      expires: new Date(now + 60_000),
+    });
+    await emit([{ type: 'shipment.created', customerNr: '3017', shipmentId: 'S17' }]);
+    await createWebhookStore(db()).replace(w.id, { url: `${rec.url}/new` }, new Date(now));
+    await drain(engine());
+    expect(rec.received.map((r) => [r.path, bodyOf(r).type])).toEqual([['/new', 'shipment.created']]);
   });
 });
 

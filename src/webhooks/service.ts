@@ -189,14 +189,18 @@ export function createWebhookService(deps: WebhookDeps) {
     async replace(account: Account, id: string, body: WebhookRequest): Promise<WebhookRecord> {
       const existing = await visible(account, id);
       const values = await checked(account, body);
-      const row = await store.replace(existing.id, {
-        ...values,
-        enabled: true,
-        disabledAt: null,
-        disabledReason: null,
-        failingSince: null,
-        updatedAt: clock(),
-      });
+      const row = await store.replace(
+        existing.id,
+        {
+          ...values,
+          enabled: true,
+          disabledAt: null,
+          disabledReason: null,
+          failingSince: null,
+          updatedAt: clock(),
+        },
+        clock(),
+      );
       if (!row) throw notFound(`Webhook ${id}`);
       return recordOf(row);
     },

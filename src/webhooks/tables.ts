@@ -34,6 +34,11 @@ export const webhooks = pgTable(
     disabledReason: text('disabled_reason'),
     /** Start of the current run of failed attempts; null after a success. Five days of it disable. */
     failingSince: timestamp('failing_since', { withTimezone: true }),
+    /**
+     * The database's time from which the registration hears events: its creation, and again each
+     * time a replace makes an expired or disabled registration live (it hears nothing in between).
+     */
+    listeningSince: timestamp('listening_since', { withTimezone: true }).notNull().defaultNow(),
     createdByKey: text('created_by_key'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),

@@ -52,9 +52,10 @@ export async function matchingRegistrations(
   // Matching in SQL, per event (LATERAL keeps the plan to index probes on (customer_nr,
   // event_value_type, event_value) whatever the statistics say), so a customer with many
   // per-parcel registrations costs lookups, not a scan per event. A registration hears the
-  // events written after it was created (both times are the database's). The outbox row is read
-  // here, in the same statement, for that plan: the events domain owns the table's writes.
-  const live = sql`w.enabled and w.expires > ${ts(now)} and w.created_at <= e.created_at`;
+  // events written since it last became live (`listening_since`; both times are the database's).
+  // The outbox row is read here, in the same statement, for that plan: the events domain owns the
+  // table's writes.
+  const live = sql`w.enabled and w.expires > ${ts(now)} and w.listening_since <= e.created_at`;
   return rowsOf<{ event_id: string; webhook_id: string }>(
     await tx.execute(sql`
       select e.id::text as event_id, m.id as webhook_id

@@ -1,4 +1,4 @@
-import { asc, desc, eq, inArray } from 'drizzle-orm';
+import { asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { webhookAttempts, webhookDeliveries, webhooks } from '../tables';
 
@@ -31,8 +31,20 @@ export function createWebhookStore(db: Db) {
       return filtered.orderBy(asc(webhooks.createdAt), asc(webhooks.id)).limit(limit).offset(offset);
     },
 
-    async replace(id: string, values: Partial<NewWebhook>): Promise<WebhookRow | null> {
-      const [row] = await db.update(webhooks).set(values).where(eq(webhooks.id, id)).returning();
+    /**
+     * Replaces a registration; one that was expired or disabled at `now` (the service's clock) hears
+     * only the events written from now on (the database's time, as the outbox rows').
+     */
+    async replace(id: string, values: Partial<NewWebhook>, now: Date): Promise<WebhookRow | null> {
+      const [row] = await db
+        .update(webhooks)
+        .set({
+          ...values,
+          listeningSince: sql`case when ${webhooks.enabled} and ${webhooks.expires} > ${now.toISOString()}::timestamptz
+            then ${webhooks.listeningSince} else now() end`,
+        })
+        .where(eq(webhooks.id, id))
+        .returning();
       return row ?? null;
     },
 
