@@ -54,7 +54,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     responses: {
       200: {
         ShipmentId: '70900010000000010',
-        ShipmentStatus: 'Published',
+        ShipmentStatus: 2,
         Quote: false,
         Currency: 'NOK',
         TariffVersion: '2026-01-01',
