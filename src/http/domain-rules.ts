@@ -1,15 +1,17 @@
 import type { ErrorObject } from 'ajv';
 import type { FastifyRequest } from 'fastify';
 import { ValidationFailed } from '../lib/errors';
+import { parseOsloDateTime } from '../lib/oslo-time';
+import { OSLO_DATETIME } from './binding';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /**
-     * The route's domain rules, run on the part of a body that passed the schema, so that a 400 lists
-     * schema errors and rule violations together (CONTRACT §4). Answers `errors` keyed by field name,
-     * or throws `ValidationFailed` with them. Must write nothing.
+     * The route's domain rules, run on the part of a body (or of a query string) that passed the
+     * schema, so that a 400 lists schema errors and rule violations together (CONTRACT §4). Answers
+     * `errors` keyed by field name, or throws `ValidationFailed` with them. Must write nothing.
      */
-    domainRules?: (request: FastifyRequest, body: unknown) => Promise<Record<string, string[]>>;
+    domainRules?: (request: FastifyRequest, input: unknown) => Promise<Record<string, string[]>>;
   }
 }
 
@@ -64,23 +66,54 @@ export function withRuleViolations(
 }
 
 /**
- * The full `errors` of a body the schema refused: its schema errors plus the route's domain rules on
- * what remains. The rules see a partial request, so any failure of theirs (a missing field they
- * assumed, a forbidden payer) only means they add nothing: the schema's errors are answer enough.
+ * The full `errors` of a body or query string the schema refused: its schema errors plus the route's
+ * domain rules on what remains. The rules see a partial request, so any failure of theirs (a missing
+ * field they assumed, a forbidden payer) only means they add nothing: the schema's errors are answer
+ * enough.
  */
 export async function allViolations(
   request: FastifyRequest,
+  part: 'body' | 'querystring',
   schemaErrors: Record<string, string[]>,
   refused: readonly ErrorObject[],
 ): Promise<Record<string, string[]>> {
+  if ('request' in schemaErrors) return schemaErrors;
+  const input = part === 'body' ? request.body : request.query;
+  const schema = (request.routeOptions.schema as Record<string, unknown> | undefined)?.[part];
+  const errors = withRuleViolations(schemaErrors, dateViolations(schema, input));
   const rules = request.routeOptions.config.domainRules;
-  if (!rules || 'request' in schemaErrors) return schemaErrors;
+  if (!rules) return errors;
   try {
-    return withRuleViolations(schemaErrors, await rules(request, withoutRefused(request.body, refused)));
+    return withRuleViolations(errors, await rules(request, withoutRefused(input, refused)));
   } catch (e) {
     // Rules that report by throwing, as the operation itself would.
-    if (e instanceof ValidationFailed) return withRuleViolations(schemaErrors, e.errors);
+    if (e instanceof ValidationFailed) return withRuleViolations(errors, e.errors);
     request.log.debug({ err: e }, 'domain rules skipped on a body the schema refused');
-    return schemaErrors;
+    return errors;
   }
 }
+
+/**
+ * The date parameters (`x-oslo-datetime`) of a refused body or query that are no date at all. The
+ * operations read their dates themselves, after the schema, so without this a 400 for another field
+ * would leave a malformed date out; the message is the one the operations give.
+ */
+function dateViolations(schema: unknown, input: unknown): Record<string, string[]> {
+  const properties = (schema as { properties?: Record<string, Record<string, unknown>> } | undefined)
+    ?.properties;
+  if (!properties || input === null || typeof input !== 'object') return {};
+  const out: Record<string, string[]> = {};
+  for (const [name, property] of Object.entries(properties)) {
+    const value = (input as Record<string, unknown>)[name];
+    if (!property[OSLO_DATETIME] || typeof value !== 'string' || isDateTimeText(value)) continue;
+    const custom = property['x-error'];
+    out[name] = [typeof custom === 'string' ? custom : `The ${name} field is not a valid date.`];
+  }
+  return out;
+}
+
+/**
+ * A date or a date-time in any form an operation reads (the binder has already made a zoned one
+ * Oslo local time; a space may stand for the `T`), on a real calendar day.
+ */
+const isDateTimeText = (value: string) => parseOsloDateTime(value.trim().replace(' ', 'T')) !== null;

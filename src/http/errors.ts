@@ -66,8 +66,9 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error.validation) {
       const errors = validationErrors(error.validation as never, error.validationContext);
-      if (error.validationContext !== 'body') return sendProblem(reply, 400, { errors });
-      return allViolations(request, errors, error.validation as never).then((all) =>
+      const part = error.validationContext;
+      if (part !== 'body' && part !== 'querystring') return sendProblem(reply, 400, { errors });
+      return allViolations(request, part, errors, error.validation as never).then((all) =>
         sendProblem(reply, 400, { errors: all }),
       );
     }

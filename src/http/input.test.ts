@@ -117,6 +117,65 @@ describe('JSON nesting', () => {
   });
 });
 
+describe('a malformed date is named beside every other violation (CONTRACT §4)', () => {
+  const get = (url: string) => ctx.app.inject({ url, headers: bearer(key) });
+
+  test('in query strings: the listing, the v3 price, the delivery dates', async () => {
+    const listing = await get(
+      '/v1/shipment/list?postalcode=abc&customerid=x&pickupFromDate=foo&pickupToDate=2026-02-30',
+    );
+    expect(Object.keys(errorsOf(expectProblem(listing, 400) && listing)).sort()).toEqual(
+      ['customerid', 'pickupFromDate', 'pickupToDate', 'postalcode'].sort(),
+    );
+    expect(errorsOf(listing).pickupFromDate).toEqual(['The pickupFromDate field is not a valid date.']);
+
+    const price = await get(
+      '/v3/Calculate/?Customernr=1000&SenderZip=0154&ReceiverZip=5003&ProductCode=43&Weight=x&PickupDate=foo',
+    );
+    expectProblem(price, 400);
+    expect(Object.keys(errorsOf(price)).sort()).toEqual(['PickupDate', 'Weight']);
+
+    // The schema refuses the date; the route's own checks still name the product and the postal code.
+    const dates = await get(
+      '/v1/schedule/deliverydates?fromZip=0154&toZip=9999&productCode=ZZ&pickupDate=xx',
+    );
+    expectProblem(dates, 400);
+    expect(Object.keys(errorsOf(dates)).sort()).toEqual(['pickupDate', 'productCode', 'toZip']);
+  });
+
+  test('in a body: the v2 price', async () => {
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/v2/PriceCalculator',
+      headers: bearer(key),
+      payload: {
+        customer_nr: '1000',
+        sender_zip: '0154',
+        receiver_zip: '5003',
+        product_type: '43',
+        weight: 'x',
+        pickup_date: '2026-13-01',
+      },
+    });
+    expectProblem(res, 400);
+    expect(Object.keys(errorsOf(res)).sort()).toEqual(['pickup_date', 'weight']);
+  });
+
+  test('every form a date parameter may take is still read', async () => {
+    for (const when of [
+      '2026-11-23',
+      '2026-11-23T10:15:00',
+      '2026-11-23T09:15:00Z',
+      '2026-11-23T10:15:00.1234567',
+    ]) {
+      const res = await get(
+        `/v3/Calculate/?Customernr=1000&SenderZip=0154&ReceiverZip=5003&ProductCode=43&Weight=5&PickupDate=${encodeURIComponent(when)}`,
+      );
+      expect(res.statusCode, `${when}: ${res.body}`).toBe(200);
+    }
+  });
+});
+
 describe('integers a double cannot hold', () => {
   test('a 17-digit ShipmentId sent as a JSON number keeps its digits (CONTRACT §2)', async () => {
     // 70900019999999998 is above 2^53: JSON.parse alone reads it as 70900019999999996.

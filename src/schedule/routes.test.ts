@@ -91,9 +91,10 @@ describe('GET /v1/schedule/deliverydates', () => {
   });
 
   test('malformed values and missing parameters are 400s naming each parameter', async () => {
+    // The date is no real day: named beside the postal codes the schema refused (CONTRACT §4).
     const res = await get('/v1/schedule/deliverydates?fromZip=15O&productCode=43&pickupDate=2026-02-30');
     expect(res.statusCode).toBe(400);
-    expect(errorKeys(res)).toEqual(['fromZip', 'toZip']);
+    expect(errorKeys(res)).toEqual(['fromZip', 'pickupDate', 'toZip']);
     const date = await get(
       '/v1/schedule/deliverydates?fromZip=0154&toZip=5003&productCode=43&pickupDate=2026-02-30',
     );

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Static } from 'typebox';
 import { authErrors, problemResponses } from '../http/schemas';
 import { DeliveryDatesQuery, DeliveryPlanSchema, WorkingDaysQuery, WorkingDaysSchema } from './schemas';
 import type { ScheduleService } from './service';
@@ -9,9 +10,26 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<{ schedule: ScheduleServi
   app,
   { schedule },
 ) => {
+  // A product code is matched in any case; a query the schema refused in part may lack it.
+  const deliveryDates = (q: Partial<Static<typeof DeliveryDatesQuery>>) =>
+    schedule.deliveryDates({
+      fromZip: q.fromZip ?? '',
+      toZip: q.toZip ?? '',
+      productCode: q.productCode?.toUpperCase() ?? '',
+      pickupDate: q.pickupDate,
+    });
+
   app.get(
     '/v1/schedule/deliverydates',
     {
+      // The route's own checks on what the schema accepted, so one 400 names a malformed pickupDate
+      // beside an unknown product or postal code (http/domain-rules.ts).
+      config: {
+        domainRules: async (_request, input) => {
+          await deliveryDates(input as Partial<Static<typeof DeliveryDatesQuery>>);
+          return {};
+        },
+      },
       schema: {
         tags,
         summary: 'Earliest and valid desired delivery dates of a route',
@@ -21,10 +39,7 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<{ schedule: ScheduleServi
         response: { 200: DeliveryPlanSchema, ...problemResponses(400), ...authErrors },
       },
     },
-    async (request) => {
-      const q = request.query;
-      return schedule.deliveryDates({ ...q, productCode: q.productCode.toUpperCase() });
-    },
+    async (request) => deliveryDates(request.query),
   );
 
   app.get(
