@@ -21,6 +21,7 @@ import { type CustomerService, createCustomerService } from './customers/service
 import type { Database } from './db/client';
 import { backlog as outboxBacklog } from './events/store';
 import { answerCache } from './http/answer-cache';
+import { clientErrorHandler } from './http/client-errors';
 import { conditionalGet } from './http/conditional';
 import { corsPlugin } from './http/cors';
 import { installErrorHandling } from './http/errors';
@@ -190,6 +191,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     schemaController: { compilersFactory: { buildSerializer } },
     // A path that is not UTF-8 (a percent-escaped surrogate) as a problem naming its parameter.
     frameworkErrors,
+    // What Node's HTTP parser refuses (a raw space in the path, headers over 16 KB) as a problem too.
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(({ schema, httpPart }) =>

@@ -117,6 +117,46 @@ describe('JSON nesting', () => {
   });
 });
 
+describe('requests the HTTP parser refuses', () => {
+  /** Sends raw bytes and reads the answer until the server closes the connection. */
+  const raw = (request: string) =>
+    new Promise<{ status: number; headers: Record<string, string>; body: string }>((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.end(request));
+      const received: Buffer[] = [];
+      socket.on('data', (d: Buffer) => received.push(d));
+      socket.on('error', reject);
+      socket.on('close', () => {
+        const [head = '', body = ''] = Buffer.concat(received).toString().split('\r\n\r\n');
+        const [statusLine = '', ...lines] = head.split('\r\n');
+        const headers = Object.fromEntries(
+          lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+        );
+        resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
+      });
+    });
+
+  test.each([
+    ['a space in the path', 'GET /v1/postalcodes/01 50 HTTP/1.1\r\nhost: kolli\r\n\r\n', 400],
+    [
+      'two Content-Lengths',
+      'POST /Shipment/Update HTTP/1.1\r\nhost: kolli\r\ncontent-length: 2\r\ncontent-length: 3\r\n\r\n{}',
+      400,
+    ],
+    [
+      'headers over 16 KB',
+      `GET /healthz HTTP/1.1\r\nhost: kolli\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      431,
+    ],
+  ])('%s is a problem with a trace id', async (_name, request, status) => {
+    const res = await raw(request);
+    expect(res.status).toBe(status);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    const body = JSON.parse(res.body) as { status: number; traceId: string };
+    expect(body.status).toBe(status);
+    expect(body.traceId).toBe(res.headers['x-request-id']);
+  });
+});
+
 describe('a malformed date is named beside every other violation (CONTRACT §4)', () => {
   const get = (url: string) => ctx.app.inject({ url, headers: bearer(key) });
 

@@ -1,0 +1,46 @@
+import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
+import { problem } from './problem';
+
+/** What Node's HTTP parser refuses with a status of its own; anything else it refuses is a 400. */
+const KNOWN: Record<string, { status: number; reason: string; detail: string }> = {
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    reason: 'Request Header Fields Too Large',
+    detail: 'The request line and headers together may be at most 16 KB.',
+  },
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    status: 408,
+    reason: 'Request Timeout',
+    detail: 'The request was not complete within the request timeout.',
+  },
+};
+
+/**
+ * Fastify's `clientErrorHandler`: a request Node's HTTP parser refused before Fastify saw it (a
+ * byte not allowed in the path, two `Content-Length`s, a bad chunk size, headers over 16 KB) is
+ * answered as a problem like every other error (CONTRACT §4), with a trace id in the body and in
+ * `X-Request-Id`. The connection then closes: the parser cannot find where the next request starts.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  if (socket.writable) {
+    const known = err.code ? KNOWN[err.code] : undefined;
+    const status = known?.status ?? 400;
+    const traceId = randomUUID();
+    const body = JSON.stringify(
+      problem(status, traceId, {
+        title: known?.reason ?? 'Bad Request',
+        detail: known?.detail ?? 'The request is not valid HTTP/1.1.',
+      }),
+    );
+    socket.write(
+      `HTTP/1.1 ${status} ${known?.reason ?? 'Bad Request'}\r\n` +
+        'Connection: close\r\n' +
+        'Content-Type: application/problem+json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${traceId}\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
+}
