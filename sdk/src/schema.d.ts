@@ -7819,7 +7819,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "ShipmentId": "70900010000000010",
-                     *       "ShipmentStatus": "Published",
+                     *       "ShipmentStatus": 2,
                      *       "Quote": false,
                      *       "Currency": "NOK",
                      *       "TariffVersion": "2026-01-01",
