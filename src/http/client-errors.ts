@@ -24,7 +24,10 @@ const KNOWN: Record<string, { status: number; reason: string; detail: string }> 
  */
 export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  if (socket.writable) {
+  // An answer already on its way on this connection (a pipelined request behind it, a body still
+  // arriving after the route answered) must not get a second one written into it: only close.
+  const answering = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && !answering?.headersSent) {
     const known = err.code ? KNOWN[err.code] : undefined;
     const status = known?.status ?? 400;
     const traceId = randomUUID();

@@ -56,8 +56,10 @@ export function scanJson(body: Uint8Array, limit: number): { tooDeep: boolean; l
   return { tooDeep: false, longNumber };
 }
 
-const NUMBER_TOKEN = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+/** A JSON number (RFC 8259: no leading zeros), and what may follow a value: not a digit, not a `:`. */
+const NUMBER_TOKEN = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?(?![\d.eE])(?!\s*:)/y;
 const INTEGER = /^-?\d+$/;
+const DIGITS = /-?\d+/y;
 
 /**
  * The JSON text with every integer a double cannot hold exactly written as a string of its digits,
@@ -79,12 +81,13 @@ export function quoteUnsafeIntegers(text: string): string {
     } else if (c === MINUS || (c >= DIGIT_0 && c <= DIGIT_9)) {
       NUMBER_TOKEN.lastIndex = i;
       const token = NUMBER_TOKEN.exec(text)?.[0];
-      if (!token) continue;
-      if (INTEGER.test(token) && !Number.isSafeInteger(Number(token))) {
+      if (token && INTEGER.test(token) && !Number.isSafeInteger(Number(token))) {
         out += `${text.slice(from, i)}"${token}"`;
         from = i + token.length;
       }
-      i += token.length - 1;
+      // Past the whole run of digits, also where it is no JSON number (the parser refuses it).
+      DIGITS.lastIndex = i;
+      i += Math.max(token?.length ?? 0, DIGITS.exec(text)?.[0].length ?? 1) - 1;
     }
   }
   return from === 0 ? text : out + text.slice(from);

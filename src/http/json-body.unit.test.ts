@@ -22,6 +22,11 @@ test('integers a double cannot hold become strings of their digits; everything e
     '{"w":1.23456789012345678,"e":1234567890123456e2}',
     '{"s":"70900019999999998","t":"say \\"70900019999999998\\""}',
     '{"broken":-}',
+    // No JSON numbers: leading zeros, an object key. The parser refuses them as they are.
+    '{"ShipmentId":070900019999999998}',
+    '[-0012345678901234567]',
+    '{12345678901234567890:1}',
+    '{12345678901234567890 :1}',
   ];
   for (const text of untouched) expect(quoteUnsafeIntegers(text)).toBe(text);
 });
