@@ -51,7 +51,8 @@ const someoneWaits = () =>
     await scanner.query('select pg_stat_clear_snapshot()');
     const { rows } = await scanner.query(
       `select 1 from pg_stat_activity
-        where wait_event_type = 'Lock' and pid <> pg_backend_pid() and query ilike '%shipments%'`,
+        where wait_event_type = 'Lock' and pid <> pg_backend_pid() and datname = current_database()
+          and query ilike '%shipments%'`,
     );
     return rows.length > 0 || undefined;
   });

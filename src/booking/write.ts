@@ -64,6 +64,14 @@ export const writesOneStatement = (body: ShipmentUpdate, c: Checked): boolean =>
 
 export type ShipmentWriter = ReturnType<typeof createShipmentWriter>;
 
+/** A generated return shipment, as its original's answer and events name it. */
+interface ReturnShipment {
+  id: string;
+  parcelIds: string[];
+  pickupDate: string | null;
+  deliveryDate: string | null;
+}
+
 export function createShipmentWriter({
   clock,
   prefix,
@@ -81,7 +89,7 @@ export function createShipmentWriter({
     parcels: ParcelValues[],
     price: FrozenPrice | null,
     deliveryDate: string | null,
-  ) {
+  ): Promise<ReturnShipment> {
     const drawn = await serials.take(tx, true, parcels.length);
     const id = gsin(prefix, drawn.shipment ?? 0n);
     const addresses = returnAddresses(original.addresses);
@@ -115,7 +123,12 @@ export function createShipmentWriter({
       publishedAt: clock(),
     });
     await store.replaceParcels(id, returnParcels);
-    return { id, parcelIds: returnParcels.map((p) => p.parcelId) };
+    return {
+      id,
+      parcelIds: returnParcels.map((p) => p.parcelId),
+      pickupDate: original.pickupDate,
+      deliveryDate,
+    };
   }
 
   /**
@@ -269,7 +282,7 @@ export function createShipmentWriter({
     };
     const version = (existing?.version ?? 0) + 1;
     const withReturn = generatesReturn(body, c);
-    let returnShipment: { id: string; parcelIds: string[] } | null = null;
+    let returnShipment: ReturnShipment | null = null;
     if (!existing && !withReturn) {
       // The common case, a new shipment: the shipment, its parcels and its events in one statement.
       await store.insertShipmentWithParcels(
@@ -319,7 +332,7 @@ export function createShipmentWriter({
       pickupDate: string | null;
       deliveryDate: string | null;
     },
-    returnShipment: { id: string; parcelIds: string[] } | null,
+    returnShipment: ReturnShipment | null,
   ): DomainEvent[] {
     const status = values.status;
     const publishing = status === STATUS.Published;
@@ -362,6 +375,8 @@ export function createShipmentWriter({
           ShipmentStatus: STATUS.Published,
           ProductCode: values.productCode,
           NumberOfParcels: parcels.length,
+          PickupDate: returnShipment.pickupDate,
+          DeliveryDate: returnShipment.deliveryDate,
           IsReturn: true,
           ReturnOf: id,
         },
@@ -377,13 +392,11 @@ export function createShipmentWriter({
       {
         const store = createBookingStore(tx);
         // The shipment and the return shipment generated with it are locked together, in id order
-        // as scans lock them; a return generated since the first look is locked after.
+        // as scans lock them, then read as locked.
         const seen = await store.shipment(id);
-        const locked = await store.lockShipments([
-          id,
-          ...(seen?.returnShipmentId ? [seen.returnShipmentId] : []),
-        ]);
-        const row = locked.find((r) => r.id === id);
+        const returnSeen = seen?.returnShipmentId ?? null;
+        await store.lockShipments(returnSeen ? [id, returnSeen] : [id]);
+        const row = await store.shipment(id);
         if (!row || row.cancelledAt || !canActFor(account, row.customerNr)) throw notFound(`Shipment ${id}`);
         if (row.pickedUpAt) {
           throw new DomainError(
@@ -392,11 +405,17 @@ export function createShipmentWriter({
             `Shipment ${id} was picked up and can no longer be cancelled.`,
           );
         }
+        // A return generated between the first look and the lock is not locked, and locking it now
+        // would break the order: the client tries again.
+        if (row.returnShipmentId !== returnSeen) {
+          throw new DomainError(
+            'conflict',
+            'shipment_changed',
+            `Shipment ${id} was published with a return shipment while this request cancelled it; try again.`,
+          );
+        }
         // The return shipment generated with it goes too, unless the carrier already has it.
-        const returnId = row.returnShipmentId;
-        const linked = returnId
-          ? (locked.find((r) => r.id === returnId) ?? (await store.lockShipment(returnId)))
-          : null;
+        const linked = returnSeen ? await store.shipment(returnSeen) : null;
         const cancelling = [row, ...(linked && !linked.cancelledAt && !linked.pickedUpAt ? [linked] : [])];
         const events: DomainEvent[] = [];
         for (const r of cancelling) {

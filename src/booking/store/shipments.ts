@@ -30,10 +30,10 @@ export function createBookingStore(db: DbOrTx) {
      * Shipments locked in id order, whoever locks several (scans, invoicing runs, a cancel with its
      * return shipment): two transactions then wait for each other instead of deadlocking.
      */
-    lockShipments(ids: readonly string[]): Promise<ShipmentRow[]> {
+    lockShipments(ids: readonly string[]): Promise<Pick<ShipmentRow, 'id' | 'cancelledAt'>[]> {
       if (ids.length === 0) return Promise.resolve([]);
       return db
-        .select()
+        .select({ id: shipments.id, cancelledAt: shipments.cancelledAt })
         .from(shipments)
         .where(inArray(shipments.id, [...new Set(ids)]))
         .orderBy(asc(shipments.id))
