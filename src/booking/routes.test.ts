@@ -595,6 +595,17 @@ describe('return shipments', () => {
       headers: bearer(key),
     });
     expect(json<{ ShipmentId: string }[]>(listed).map((r) => r.ShipmentId)).toContain(ReturnShipmentId);
+    // Its shipment.published event names the dates, as every such event does.
+    const events = await ctx.database.db
+      .select()
+      .from(outboxEvents)
+      .where(eq(outboxEvents.shipmentId, String(ReturnShipmentId)));
+    expect(events.find((e) => e.type === 'shipment.published')?.data).toMatchObject({
+      PickupDate: day,
+      DeliveryDate: records[0]?.DeliveryDate?.slice(0, 10),
+      IsReturn: true,
+      ReturnOf: ShipmentId,
+    });
   });
 
   test('cancelling the shipment cancels its return shipment too', async () => {
