@@ -497,6 +497,11 @@ describe('renewal', () => {
     const rec = await receiver();
     const w = await insertWebhook(db(), { customerNr: '3016', url: rec.url, expires: new Date(now - 1000) });
     await emit([{ type: 'shipment.created', customerNr: '3016', shipmentId: 'S16' }]);
+    // A second before the renewal: the embedded database's clock ticks in milliseconds, and an
+    // event in the renewal's own millisecond would count as heard.
+    await db().execute(
+      sql`update outbox_events set created_at = now() - interval '1 second' where customer_nr = '3016'`,
+    );
     // Renewed before the fan-out got to the event.
     await createWebhookStore(db()).replace(w.id, { expires: new Date(now + 60_000) }, new Date(now));
     await emit([{ type: 'shipment.updated', customerNr: '3016', shipmentId: 'S16' }]);

@@ -161,8 +161,8 @@ export function createWebhookService(deps: WebhookDeps) {
     /** `POST /v1/Webhooks`. */
     async create(account: Account, body: WebhookRequest): Promise<WebhookRecord> {
       const values = await checked(account, body);
-      // createdAt is the database's time, as the outbox rows' is: a registration hears the events
-      // written after it.
+      // listeningSince is the database's time, as the outbox rows' is: a registration hears the
+      // events written after it.
       const row = await store.insert({ id: randomUUID(), ...values, createdByKey: account.keyId });
       return recordOf(row);
     },
