@@ -79,24 +79,27 @@ export async function allViolations(
 ): Promise<Record<string, string[]>> {
   if ('request' in schemaErrors) return schemaErrors;
   const input = part === 'body' ? request.body : request.query;
-  const schema = (request.routeOptions.schema as Record<string, unknown> | undefined)?.[part];
-  const errors = withRuleViolations(schemaErrors, dateViolations(schema, input));
   const rules = request.routeOptions.config.domainRules;
-  if (!rules) return errors;
+  if (!rules) {
+    // Without rules of its own, the route's dates at least (its operation reads them after the schema).
+    const schema = (request.routeOptions.schema as Record<string, unknown> | undefined)?.[part];
+    return withRuleViolations(schemaErrors, dateViolations(schema, input));
+  }
   try {
-    return withRuleViolations(errors, await rules(request, withoutRefused(input, refused)));
+    return withRuleViolations(schemaErrors, await rules(request, withoutRefused(input, refused)));
   } catch (e) {
     // Rules that report by throwing, as the operation itself would.
-    if (e instanceof ValidationFailed) return withRuleViolations(errors, e.errors);
-    request.log.debug({ err: e }, 'domain rules skipped on a body the schema refused');
-    return errors;
+    if (e instanceof ValidationFailed) return withRuleViolations(schemaErrors, e.errors);
+    request.log.debug({ err: e }, 'domain rules skipped on a request the schema refused');
+    return schemaErrors;
   }
 }
 
 /**
- * The date parameters (`x-oslo-datetime`) of a refused body or query that are no date at all. The
- * operations read their dates themselves, after the schema, so without this a 400 for another field
- * would leave a malformed date out; the message is the one the operations give.
+ * The date parameters (`x-oslo-datetime`) of a refused body or query that are no date at all, for a
+ * route without domain rules: its operation reads its dates after the schema, so without this a 400
+ * for another field would leave a malformed date out. The message is the operations' ("… is not a
+ * valid date", or the field's own `x-error`); an empty value is left to the operation (required).
  */
 function dateViolations(schema: unknown, input: unknown): Record<string, string[]> {
   const properties = (schema as { properties?: Record<string, Record<string, unknown>> } | undefined)
@@ -105,7 +108,8 @@ function dateViolations(schema: unknown, input: unknown): Record<string, string[
   const out: Record<string, string[]> = {};
   for (const [name, property] of Object.entries(properties)) {
     const value = (input as Record<string, unknown>)[name];
-    if (!property[OSLO_DATETIME] || typeof value !== 'string' || isDateTimeText(value)) continue;
+    if (!property[OSLO_DATETIME] || typeof value !== 'string' || !value.trim() || isDateTimeText(value))
+      continue;
     const custom = property['x-error'];
     out[name] = [typeof custom === 'string' ? custom : `The ${name} field is not a valid date.`];
   }
