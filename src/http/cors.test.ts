@@ -34,6 +34,12 @@ describe('in the sandbox (no KOLLI_CORS_ORIGINS)', () => {
     expect(res.headers['access-control-allow-credentials']).toBeUndefined();
   });
 
+  test('an OPTIONS that is no preflight gets the methods too, not a 400', async () => {
+    const res = await ctx.app.inject({ method: 'OPTIONS', url: '/Shipment/Update' });
+    expect(res.statusCode).toBe(204);
+    expect(String(res.headers['access-control-allow-methods'])).toContain('POST');
+  });
+
   test('an answer exposes ETag, Location and Retry-After to the script', async () => {
     const res = await ctx.app.inject({ url: '/healthz', headers: { origin: 'https://shop.example' } });
     expect(res.headers['access-control-allow-origin']).toBe('*');

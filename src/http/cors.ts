@@ -42,5 +42,8 @@ export const corsPlugin = fp(async (app: FastifyInstance, { origins }: { origins
     maxAge: 600,
     // Preflights answer before authentication: a browser never sends credentials on them.
     hideOptionsRoute: true,
+    // An OPTIONS without Origin or Access-Control-Request-Method (a client asking what a path
+    // allows, not a browser) gets the same 204 with the methods, not a plain-text 400.
+    strictPreflight: false,
   });
 });
