@@ -179,8 +179,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // logs more (http/logging.ts).
     ...loggingOptions(config.logLevel, deps.logStream),
     bodyLimit: config.bodyLimitBytes,
+    // A request not received whole in time is answered 408 (http/client-errors.ts): Node looks for
+    // such requests every second, and a silent socket is closed only a little after that. Node
+    // enforces the request timeout only with a headers timeout no longer than it (its default is 60 s).
     requestTimeout: config.requestTimeoutMs,
-    connectionTimeout: config.requestTimeoutMs,
+    connectionTimeout: config.requestTimeoutMs + 5_000,
+    http: { connectionsCheckingInterval: 1_000, headersTimeout: Math.min(60_000, config.requestTimeoutMs) },
     // Longer than common load balancers' idle timeout, so they close first.
     keepAliveTimeout: 72_000,
     return503OnClosing: true,

@@ -157,6 +157,33 @@ describe('requests the HTTP parser refuses', () => {
   });
 });
 
+describe('a request not received whole in time', () => {
+  test('a body shorter than its Content-Length is answered 408, as a problem', async () => {
+    const slow = await buildTestApp({ env: { KOLLI_REQUEST_TIMEOUT_MS: '1000' } });
+    try {
+      const slowKey = await slow.keyFor({ scopes: ['booking'] });
+      await slow.app.listen({ port: 0, host: '127.0.0.1' });
+      const { port: slowPort } = slow.app.server.address() as net.AddressInfo;
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect(slowPort, '127.0.0.1', () =>
+          socket.write(
+            `POST /Shipment/Update HTTP/1.1\r\nhost: kolli\r\nauthorization: Bearer ${slowKey}\r\ncontent-type: application/json\r\ncontent-length: 50\r\n\r\n{}`,
+          ),
+        );
+        const received: Buffer[] = [];
+        socket.on('data', (d: Buffer) => received.push(d));
+        socket.on('error', reject);
+        socket.on('close', () => resolve(Buffer.concat(received).toString()));
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+      expect(answer).toMatch(/content-type: application\/problem\+json/i);
+      expect(answer).toContain('"status":408');
+    } finally {
+      await slow.close();
+    }
+  });
+});
+
 describe('a malformed date is named beside every other violation (CONTRACT §4)', () => {
   const get = (url: string) => ctx.app.inject({ url, headers: bearer(key) });
 
