@@ -7,11 +7,13 @@ import { OSLO_DATETIME } from './binding';
 declare module 'fastify' {
   interface FastifyContextConfig {
     /**
-     * The route's domain rules, run on the part of a body (or of a query string) that passed the
-     * schema, so that a 400 lists schema errors and rule violations together (CONTRACT §4). Answers
-     * `errors` keyed by field name, or throws `ValidationFailed` with them. Must write nothing.
+     * The route's domain rules, run on the part of a body that passed the schema, so that a 400 lists
+     * schema errors and rule violations together (CONTRACT §4). Answers `errors` keyed by field name,
+     * or throws `ValidationFailed` with them. Must write nothing.
      */
-    domainRules?: (request: FastifyRequest, input: unknown) => Promise<Record<string, string[]>>;
+    domainRules?: (request: FastifyRequest, body: unknown) => Promise<Record<string, string[]>>;
+    /** The same for the part of a query string that passed the schema. */
+    queryRules?: (request: FastifyRequest, query: unknown) => Promise<Record<string, string[]>>;
   }
 }
 
@@ -79,7 +81,8 @@ export async function allViolations(
 ): Promise<Record<string, string[]>> {
   if ('request' in schemaErrors) return schemaErrors;
   const input = part === 'body' ? request.body : request.query;
-  const rules = request.routeOptions.config.domainRules;
+  const { domainRules, queryRules } = request.routeOptions.config;
+  const rules = part === 'body' ? domainRules : queryRules;
   if (!rules) {
     // Without rules of its own, the route's dates at least (its operation reads them after the schema).
     const schema = (request.routeOptions.schema as Record<string, unknown> | undefined)?.[part];

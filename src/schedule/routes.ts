@@ -25,7 +25,7 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<{ schedule: ScheduleServi
       // The route's own checks on what the schema accepted, so one 400 names a malformed pickupDate
       // beside an unknown product or postal code (http/domain-rules.ts).
       config: {
-        domainRules: async (_request, input) => {
+        queryRules: async (_request, input) => {
           await deliveryDates(input as Partial<Static<typeof DeliveryDatesQuery>>);
           return {};
         },
