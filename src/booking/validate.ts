@@ -143,9 +143,9 @@ export async function validateRequest(
   if (desiredDelivery)
     checkDesiredDate('DeliveryDate', desiredDelivery, plan?.EarliestDeliveryDate ?? pickupDate, v);
   // A generated return shipment is published with its original: the same pickup date, back the other way.
-  const back = returnAddresses(addresses);
+  const back = plan && product && body.ShouldGenerateReturnShipment ? returnAddresses(addresses) : null;
   const returnPlan =
-    plan && product && body.ShouldGenerateReturnShipment && back.Pickup.Zip && back.Recipient.Zip
+    back?.Pickup.Zip && back.Recipient.Zip && product
       ? await deps.schedule.deliveryPlan({
           fromZip: back.Pickup.Zip,
           toZip: back.Recipient.Zip,

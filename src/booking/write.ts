@@ -392,11 +392,13 @@ export function createShipmentWriter({
       {
         const store = createBookingStore(tx);
         // The shipment and the return shipment generated with it are locked together, in id order
-        // as scans lock them, then read as locked.
-        const seen = await store.shipment(id);
-        const returnSeen = seen?.returnShipmentId ?? null;
-        await store.lockShipments(returnSeen ? [id, returnSeen] : [id]);
-        const row = await store.shipment(id);
+        // as scans lock them, then read as locked; a shipment alone is locked and read at once.
+        const returnSeen = (await store.shipment(id))?.returnShipmentId ?? null;
+        let row: ShipmentRow | null;
+        if (returnSeen) {
+          await store.lockShipments([id, returnSeen]);
+          row = await store.shipment(id);
+        } else row = await store.lockShipment(id);
         if (!row || row.cancelledAt || !canActFor(account, row.customerNr)) throw notFound(`Shipment ${id}`);
         if (row.pickedUpAt) {
           throw new DomainError(

@@ -2,8 +2,21 @@ import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { problem } from './problem';
 
-/** What Node's HTTP parser refuses with a status of its own; anything else it refuses is a 400. */
-const KNOWN: Record<string, { status: number; reason: string; detail: string }> = {
+interface Refusal {
+  status: number;
+  reason: string;
+  detail: string;
+}
+
+/** Anything Node's HTTP parser refuses without a status of its own. */
+const BAD_REQUEST: Refusal = {
+  status: 400,
+  reason: 'Bad Request',
+  detail: 'The request is not valid HTTP/1.1.',
+};
+
+/** What Node's HTTP parser refuses with a status of its own. */
+const KNOWN: Record<string, Refusal> = {
   HPE_HEADER_OVERFLOW: {
     status: 431,
     reason: 'Request Header Fields Too Large',
@@ -28,17 +41,11 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): 
   // arriving after the route answered) must not get a second one written into it: only close.
   const answering = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (socket.writable && !answering?.headersSent) {
-    const known = err.code ? KNOWN[err.code] : undefined;
-    const status = known?.status ?? 400;
+    const { status, reason, detail } = (err.code && KNOWN[err.code]) || BAD_REQUEST;
     const traceId = randomUUID();
-    const body = JSON.stringify(
-      problem(status, traceId, {
-        title: known?.reason ?? 'Bad Request',
-        detail: known?.detail ?? 'The request is not valid HTTP/1.1.',
-      }),
-    );
+    const body = JSON.stringify(problem(status, traceId, { title: reason, detail }));
     socket.write(
-      `HTTP/1.1 ${status} ${known?.reason ?? 'Bad Request'}\r\n` +
+      `HTTP/1.1 ${status} ${reason}\r\n` +
         'Connection: close\r\n' +
         'Content-Type: application/problem+json; charset=utf-8\r\n' +
         `Content-Length: ${Buffer.byteLength(body)}\r\n` +

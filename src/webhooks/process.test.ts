@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { createTestDatabase } from '../../test/helpers';
+import { createTestDatabase, urlOfDatabase } from '../../test/helpers';
 import { freePort, type Running, runNpm, stopGroup } from '../../test/processes';
 import { type Database, openDatabase } from '../db/client';
 import { emitEvents } from '../events/outbox';
-import { insertWebhook, type Receiver, startReceiver, urlOfDatabase } from './test-support';
+import { insertWebhook, type Receiver, startReceiver } from './test-support';
 
 const onPostgres = process.env.KOLLI_TEST_DB === 'postgres';
 const ADMIN_KEY = 'process-admin-key-0123456789abcdef';

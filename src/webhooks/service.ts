@@ -189,6 +189,7 @@ export function createWebhookService(deps: WebhookDeps) {
     async replace(account: Account, id: string, body: WebhookRequest): Promise<WebhookRecord> {
       const existing = await visible(account, id);
       const values = await checked(account, body);
+      const now = clock();
       const row = await store.replace(
         existing.id,
         {
@@ -197,9 +198,9 @@ export function createWebhookService(deps: WebhookDeps) {
           disabledAt: null,
           disabledReason: null,
           failingSince: null,
-          updatedAt: clock(),
+          updatedAt: now,
         },
-        clock(),
+        now,
       );
       if (!row) throw notFound(`Webhook ${id}`);
       return recordOf(row);

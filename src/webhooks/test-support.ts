@@ -1,10 +1,9 @@
 // Helpers for the webhook tests: a local receiver and minimal booking rows. Not used by the server.
-
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SQL } from 'drizzle-orm';
-import { urlOfDatabase, waitFor } from '../../test/helpers';
+import { waitFor } from '../../test/helpers';
 import { EMPTY_ADDRESS } from '../booking/addresses';
 import { parcels, shipments } from '../booking/tables';
 import type { Db } from '../db/client';
@@ -153,5 +152,3 @@ export const until = (check: () => boolean | Promise<boolean>, timeoutMs = 10_00
 export async function rowsOf<T>(db: Db, query: SQL): Promise<T[]> {
   return ((await db.execute(query)) as unknown as { rows: T[] }).rows;
 }
-
-export { urlOfDatabase };

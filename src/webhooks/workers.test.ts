@@ -2,13 +2,13 @@
 // file runs only in the PostgreSQL project (TEST_DATABASE_URL set).
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createTestDatabase } from '../../test/helpers';
+import { createTestDatabase, urlOfDatabase } from '../../test/helpers';
 import { type Database, openDatabase } from '../db/client';
 import { type DomainEvent, emitEvents } from '../events/outbox';
 import { createDeliveryEngine, type DeliveryEngine } from './delivery';
 import { send } from './send';
 import { webhookAttempts, webhookDeliveries } from './tables';
-import { insertWebhook, type Receiver, rowsOf, startReceiver, until, urlOfDatabase } from './test-support';
+import { insertWebhook, type Receiver, rowsOf, startReceiver, until } from './test-support';
 import { startWebhookWorker } from './worker';
 
 const onPostgres = process.env.KOLLI_TEST_DB === 'postgres';

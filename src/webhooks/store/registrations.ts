@@ -1,4 +1,4 @@
-import { asc, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { webhookAttempts, webhookDeliveries, webhooks } from '../tables';
 
@@ -40,7 +40,7 @@ export function createWebhookStore(db: Db) {
         .update(webhooks)
         .set({
           ...values,
-          listeningSince: sql`case when ${webhooks.enabled} and ${webhooks.expires} > ${now.toISOString()}::timestamptz
+          listeningSince: sql`case when ${and(webhooks.enabled, gt(webhooks.expires, now))}
             then ${webhooks.listeningSince} else now() end`,
         })
         .where(eq(webhooks.id, id))
