@@ -12,6 +12,7 @@ import { createBookingStore } from './shipments';
 /**
  * Parcel sums of a shipment: count, real weight, volume (given, else length × width × height), and
  * its pickups: how far apart its parcels' first pickup scans lie, and how many parcels were picked up.
+ * The join is qualified by table: in a one-table select drizzle renders columns unqualified.
  */
 const parcelSums = sql<Record<keyof ParcelSums, number | string>>`(
   select json_build_object(
@@ -20,7 +21,7 @@ const parcelSums = sql<Record<keyof ParcelSums, number | string>>`(
     'volumeCm3', coalesce(sum(coalesce(${parcels.volumeCm3}, ${parcels.lengthCm}::bigint * ${parcels.widthCm} * ${parcels.heightCm})), 0),
     'pickupSpanSeconds', coalesce(extract(epoch from max(${parcels.pickedUpAt}) - min(${parcels.pickedUpAt})), 0),
     'pickedParcels', count(${parcels.pickedUpAt}))
-  from ${parcels} where ${parcels.shipmentId} = ${shipments.id})`;
+  from ${parcels} where ${parcels}.shipment_id = ${shipments}.id)`;
 
 export interface ParcelSums {
   count: number;

@@ -58,6 +58,12 @@ export async function allCodesWithTerminals(
 }
 
 /**
+ * The outer row's municipality, qualified by table: drizzle renders a column unqualified, which
+ * inside the subquery would bind to `m` and compare every code's municipality with itself.
+ */
+const outerMunicipality = sql`${postalCodes}.municipality_code`;
+
+/**
  * The coordinate of a postal code: its own, or the mean of its municipality's codes when it has none;
  * null when the code is not in the register (or nothing of its municipality has coordinates).
  * `found` tells the two nulls apart.
@@ -72,10 +78,10 @@ export async function coordinateOf(
       lon: postalCodes.lon,
       approxLat: sql<
         number | null
-      >`(select avg(m.lat) from postal_codes m where m.municipality_code = ${postalCodes.municipalityCode})`,
+      >`(select avg(m.lat) from postal_codes m where m.municipality_code = ${outerMunicipality})`,
       approxLon: sql<
         number | null
-      >`(select avg(m.lon) from postal_codes m where m.municipality_code = ${postalCodes.municipalityCode})`,
+      >`(select avg(m.lon) from postal_codes m where m.municipality_code = ${outerMunicipality})`,
     })
     .from(postalCodes)
     .where(eq(postalCodes.postalCode, postalCode));
