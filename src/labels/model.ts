@@ -16,7 +16,7 @@ export const FIX_DAY_SERVICE = '35';
 
 /** A shipment as booking knows it, in the spec's booking-request field names. */
 export interface LabelShipment {
-  /** The GSIN (17 digits). */
+  /** The GSIN (17 digits), or the 18-digit SSCC a client chose as its id. */
   ShipmentId: string;
   ProductCode: string;
   ProductName: string;
@@ -94,7 +94,7 @@ export interface LabelModel {
   ParcelId: string;
   /** The 18-digit SSCC when `ParcelId` is one; the barcode is then GS1-128 `(00)` + SSCC. */
   Sscc: string | null;
-  /** The GSIN (17 digits). */
+  /** The GSIN (17 digits), or the 18-digit SSCC a client chose as its id. */
   ShipmentId: string;
   WeightKg: number | null;
   /** 1-based position of the parcel in the shipment, and the shipment's parcel count ("n / m"). */

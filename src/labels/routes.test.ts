@@ -10,7 +10,7 @@ let key: string;
 let shipment: { ShipmentId: string; ParcelIds: string[] };
 let draft: { ShipmentId: string };
 
-const book = async (status: string) => {
+const book = async (status: string, extra: object = {}) => {
   const res = await ctx.app.inject({
     method: 'POST',
     url: '/Shipment/Update',
@@ -32,6 +32,7 @@ const book = async (status: string) => {
       RecipientPlace: 'TRONDHEIM',
       RecipientPhone: '+4791234567',
       Parcels: [{ Weight: 12.5 }, { Weight: 3 }],
+      ...extra,
     },
   });
   expect(res.statusCode, res.body).toBe(201);
@@ -91,12 +92,23 @@ describe('GET /v1/labels/{shipmentId}', () => {
     expect(res.body).toContain('Ærlige Øl & Åkervin AS');
   });
 
+  test('a shipment whose client-chosen id is an 18-digit SSCC has labels too', async () => {
+    const sscc = '370123450000001233';
+    await book('Published', { ShipmentId: sscc });
+    const res = await get(`/v1/labels/${sscc}?format=zpl`);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.body).toContain(sscc);
+  });
+
   test('an unknown format or a malformed id is a 400 problem', async () => {
     const format = await get(`/v1/labels/${shipment.ShipmentId}?format=png`);
     expect(format.statusCode).toBe(400);
     expect(format.json().errors).toHaveProperty('format');
-    const id = await get('/v1/labels/123');
-    expect(id.statusCode).toBe(400);
+    for (const malformed of ['123', '7012345000000001812', '7012345000000001A']) {
+      const id = await get(`/v1/labels/${malformed}`);
+      expect(id.statusCode).toBe(400);
+      expect(id.json().errors).toHaveProperty('shipmentId');
+    }
   });
 
   test('unknown and foreign shipments answer 404, drafts 409', async () => {

@@ -42,8 +42,9 @@ export const labelRoutes: FastifyPluginAsyncTypebox<LabelRoutesOptions> = async 
           'One 10×15 cm label per parcel, in parcel order, with a GS1-128 barcode of the SSCC. `format=pdf` (default) streams a PDF; `format=zpl` answers ZPL II for 203 dpi printers, one `^XA…^XZ` block per parcel. Draft shipments answer 409.',
         params: Type.Object({
           shipmentId: Type.String({
-            pattern: '^[0-9]{17}$',
-            'x-error': 'The shipmentId field must be a GSIN (17 digits).',
+            // A client-chosen id may be an SSCC (CONTRACT §5), as the original's booking page advised.
+            pattern: '^[0-9]{17,18}$',
+            'x-error': 'The shipmentId field must be a GSIN (17 digits) or an SSCC (18 digits).',
           }),
         }),
         querystring: Type.Object({
