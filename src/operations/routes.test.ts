@@ -153,6 +153,29 @@ describe('POST /ops/scans', () => {
     ).toBe('duplicate');
   });
 
+  test('a scan more than 24 hours older than its shipment’s publication is rejected and moves nothing', async () => {
+    // Published at 10:00 on 23 November (the test clock): a late booking of a parcel picked up the
+    // day before still takes its scan; one from the summer before does not.
+    const { ShipmentId, ParcelIds } = await book();
+    const [a, b] = ParcelIds as [string, string];
+    const r = results(
+      await scan([
+        { EventId: 'old-1', ParcelId: a, EventType: 'PickedUp', Time: '2025-06-02T10:00:00' },
+        { EventId: 'old-2', ParcelId: b, EventType: 'Delivered', Time: '2026-11-22T09:59:00' },
+        { EventId: 'late-1', ParcelId: b, EventType: 'PickedUp', Time: '2026-11-22T10:01:00' },
+      ]),
+    );
+    expect(r.map((x) => x.Status)).toEqual(['rejected', 'rejected', 'accepted']);
+    expect(r[0]?.Errors).toEqual([
+      `Time is more than 24 hours before shipment ${ShipmentId} was published (2026-11-23T10:00:00).`,
+    ]);
+    const [row] = await ctx.database.db
+      .select({ pickupDate: shipments.pickupDate, deliveredAt: shipments.deliveredAt })
+      .from(shipments)
+      .where(eq(shipments.id, ShipmentId));
+    expect(row).toEqual({ pickupDate: '2026-11-22', deliveredAt: null });
+  });
+
   test('only published, not cancelled shipments take events', async () => {
     const draft = await book({ ShipmentStatus: 'Draft' });
     const cancelled = await book();

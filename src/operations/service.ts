@@ -27,6 +27,13 @@ const OUTBOX_TYPE: Partial<Record<ScanType, EventType>> = {
 /** How far in the future a scan's time may be (scanner clocks drift). */
 export const FUTURE_TOLERANCE_MS = 5 * 60_000;
 
+/**
+ * How long before its shipment was published a scan's time may be: a parcel handed over before the
+ * customer's booking arrived is scanned again once it has, with its first scan's time. Anything
+ * older is a wrong clock or a wrong parcel number, and would move the pickup date into the past.
+ */
+export const LATE_BOOKING_MS = 24 * 3_600_000;
+
 export interface ScanInput {
   EventId: string;
   ParcelId: string;
@@ -93,6 +100,15 @@ export function createOperationsService(deps: OperationsDeps) {
         if (!parcel) errors.push(`Parcel ${e.ParcelId} is not known.`);
         else if (parcel.cancelledAt) errors.push(`Shipment ${parcel.shipmentId} is cancelled.`);
         else if (parcel.status !== 2) errors.push(`Shipment ${parcel.shipmentId} is not published.`);
+        else if (
+          time &&
+          parcel.publishedAt &&
+          time.getTime() < parcel.publishedAt.getTime() - LATE_BOOKING_MS
+        ) {
+          errors.push(
+            `Time is more than 24 hours before shipment ${parcel.shipmentId} was published (${formatOslo(parcel.publishedAt)}).`,
+          );
+        }
         // A duplicate repeats an event accepted earlier in the batch; a rejected one does not count.
         if (seen.has(e.EventId)) {
           results.push({ EventId: e.EventId, Status: 'duplicate', Errors: [] });

@@ -134,6 +134,7 @@ export function createBookingReadStore(db: DbOrTx) {
           customerNr: shipments.customerNr,
           status: shipments.status,
           cancelledAt: shipments.cancelledAt,
+          publishedAt: shipments.publishedAt,
         })
         .from(parcels)
         .innerJoin(shipments, eq(shipments.id, parcels.shipmentId))
