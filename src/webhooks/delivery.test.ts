@@ -638,3 +638,31 @@ test('retention removes old history and fanned-out events only', async () => {
   // The hourly vacuum of the embedded database (no autovacuum there) runs on both kinds.
   await e.vacuum();
 });
+
+test('retention may delete an event whose delivery is still retried; the shipment’s order holds', async () => {
+  // The first request fails; the published event must wait for the created one, outbox row or not.
+  const rec = await receiver((_, i) => ({ status: i < 1 ? 500 : 200 }));
+  const w = await insertWebhook(db(), { customerNr: '3021', url: rec.url });
+  await emit([
+    { type: 'shipment.created', customerNr: '3021', shipmentId: 'S21' },
+    { type: 'shipment.published', customerNr: '3021', shipmentId: 'S21' },
+  ]);
+  const e = engine({ retryScheduleMs: [300] });
+  await e.fanOut();
+  for (const c of await e.claim(50)) await e.attempt(c);
+  await db().execute(
+    sql`update outbox_events set created_at = now() - interval '40 days' where customer_nr = '3021'`,
+  );
+  await e.sweep(30 * 86_400_000);
+  expect(await db().select().from(outboxEvents).where(eq(outboxEvents.customerNr, '3021'))).toEqual([]);
+  expect((await deliveriesOf(w.id)).filter((d) => d.status === 'pending')).toHaveLength(2);
+  await until(async () => {
+    for (const c of await e.claim(50)) await e.attempt(c);
+    return rec.received.length >= 3;
+  });
+  expect(rec.received.map((r) => bodyOf(r).type)).toEqual([
+    'shipment.created',
+    'shipment.created',
+    'shipment.published',
+  ]);
+});

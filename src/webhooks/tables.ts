@@ -11,7 +11,6 @@ import {
   unique,
   uuid,
 } from 'drizzle-orm/pg-core';
-import { outboxEvents } from '../events/tables';
 
 /** Webhook registrations (the spec's webhook record plus delivery state). */
 export const webhooks = pgTable(
@@ -59,9 +58,11 @@ export const webhookDeliveries = pgTable(
     webhookId: uuid('webhook_id')
       .notNull()
       .references(() => webhooks.id, { onDelete: 'cascade' }),
-    eventId: bigint('event_id', { mode: 'number' }).references(() => outboxEvents.id, {
-      onDelete: 'set null',
-    }),
+    /**
+     * The outbox event's id, kept as its sequence number: no reference, so the outbox's retention
+     * may delete the event while a delivery of it is still retried, and the order stays known.
+     */
+    eventId: bigint('event_id', { mode: 'number' }),
     /** Ordering key: deliveries of one registration and shipment go out in event order. */
     shipmentId: text('shipment_id'),
     type: text('type').notNull(),
@@ -92,8 +93,6 @@ export const webhookDeliveries = pgTable(
     index('webhook_deliveries_completed_idx').on(t.completedAt),
     // GET /v1/Webhooks/{id}/deliveries (newest first), and the cascade from a deleted registration.
     index('webhook_deliveries_webhook_created_idx').on(t.webhookId, t.createdAt),
-    // The `on delete set null` of old outbox rows removed by the retention sweep.
-    index('webhook_deliveries_event_idx').on(t.eventId),
   ],
 );
 
