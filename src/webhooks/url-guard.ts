@@ -89,6 +89,8 @@ export function addressProblem(address: string, allowPrivate: boolean): string |
     return 'a cloud metadata address';
   }
   if (allowPrivate) return null;
+  // ::1 is all but one bit an IPv4-compatible address; name it for what it is.
+  if (range === 'loopback') return 'a loopback address';
   // An IPv4-compatible address (::a.b.c.d) is deprecated and routes nowhere public.
   const p = v6.parts as number[];
   if (p.slice(0, 6).every((x) => x === 0)) return 'an IPv4-compatible address';

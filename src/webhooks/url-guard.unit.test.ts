@@ -222,6 +222,7 @@ describe('connecting refuses them again', () => {
   test('addressProblem names what an address is', () => {
     expect(addressProblem('::a9fe:a9fe', true)).toBe('a cloud metadata address');
     expect(addressProblem('64:ff9b::7f00:1', false)).toBe('a loopback address');
+    expect(addressProblem('::1', false)).toBe('a loopback address');
     expect(addressProblem('93.184.216.34', false)).toBeNull();
   });
 });
