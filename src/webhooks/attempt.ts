@@ -90,7 +90,9 @@ export function createAttempts(s: AttemptSettings) {
     const delay = succeeded || gone ? null : retryDelay(c.attempt, result.retryAfterMs);
     const nextAttemptAt = delay === null ? null : new Date(finishedAt.getTime() + delay);
     const error = result.error ?? (succeeded ? null : `HTTP ${status}`);
-    const recorded = await db.transaction(async (tx) => {
+    // The retry the attempt was recorded with: none when it was not recorded, or when it ended
+    // its registration (410, or failing too long), which gives up the delivery with it.
+    const retryAt = await db.transaction(async (tx) => {
       const owned = await finishAttempt(tx, c, {
         status: nextAttemptAt ? 'pending' : succeeded ? 'succeeded' : 'failed',
         nextAttemptAt,
@@ -99,7 +101,16 @@ export function createAttempts(s: AttemptSettings) {
         completedAt: nextAttemptAt ? null : finishedAt,
       });
       // Not owned: the registration was deleted meanwhile (nothing to record), or the lease was lost.
-      if (!owned && !(await deliveryExists(tx, c.id))) return false;
+      if (!owned && !(await deliveryExists(tx, c.id))) return null;
+      let disabledFor: string | null = null;
+      if (owned && gone) disabledFor = 'The target answered 410 Gone.';
+      else if (owned && !succeeded) {
+        const failingSince = await markFailing(tx, c.webhookId, startedAt);
+        if (failingSince && finishedAt.getTime() - failingSince.getTime() >= s.disableAfterMs) {
+          disabledFor = 'Deliveries failed for 5 days.';
+        }
+      }
+      const retry = owned && !disabledFor ? nextAttemptAt : null;
       await insertAttempt(tx, {
         deliveryId: c.id,
         webhookId: c.webhookId,
@@ -110,22 +121,11 @@ export function createAttempts(s: AttemptSettings) {
         error: result.error,
         responseBody: result.responseBody,
         succeeded,
-        nextAttemptAt: owned ? nextAttemptAt : null,
+        nextAttemptAt: retry,
       });
-      if (!owned) return false;
-      if (succeeded) {
-        await clearFailing(tx, c.webhookId);
-        return true;
-      }
-      if (gone) {
-        await disableRegistration(tx, c.webhookId, finishedAt, 'The target answered 410 Gone.');
-        return true;
-      }
-      const failingSince = await markFailing(tx, c.webhookId, startedAt);
-      if (failingSince && finishedAt.getTime() - failingSince.getTime() >= s.disableAfterMs) {
-        await disableRegistration(tx, c.webhookId, finishedAt, 'Deliveries failed for 5 days.');
-      }
-      return true;
+      if (owned && succeeded) await clearFailing(tx, c.webhookId);
+      if (disabledFor) await disableRegistration(tx, c.webhookId, finishedAt, disabledFor);
+      return retry;
     });
     return {
       deliveryId: c.id,
@@ -134,7 +134,7 @@ export function createAttempts(s: AttemptSettings) {
       statusCode: status,
       error,
       durationMs: result.durationMs,
-      nextAttemptAt: recorded ? nextAttemptAt : null,
+      nextAttemptAt: retryAt,
     };
   }
 

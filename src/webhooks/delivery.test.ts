@@ -442,6 +442,10 @@ describe('the target’s answers', () => {
     expect((await row())?.enabled).toBe(true); // 4 days of failures so far
     await step();
     expect(await row()).toMatchObject({ enabled: false, disabledReason: 'Deliveries failed for 5 days.' });
+    // The attempt that ended the registration promises no retry: its delivery was given up with it.
+    const last = (await attemptsOf(w.id)).at(-1);
+    expect(last).toMatchObject({ succeeded: false, nextAttemptAt: null });
+    expect((await deliveriesOf(w.id)).filter((d) => d.status === 'pending')).toEqual([]);
   });
 
   test('only 4 KB of an answer is read and kept', async () => {
