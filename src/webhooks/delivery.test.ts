@@ -670,3 +670,36 @@ test('retention may delete an event whose delivery is still retried; the shipmen
     'shipment.published',
   ]);
 });
+
+test('customers and target hosts take turns: each customer’s first head before anyone’s second, a share each in flight', async () => {
+  // Nothing is sent: the claims alone are looked at, and every claim stays in flight.
+  const e = engine({ share: 2 });
+  const a = await Promise.all(
+    [1, 2, 3, 4].map((port) =>
+      insertWebhook(db(), { customerNr: '3030', url: `https://127.0.0.1:${port}/a` }),
+    ),
+  );
+  const b = await insertWebhook(db(), { customerNr: '3031', url: 'https://127.0.0.1:5/b' });
+  // Three customers, one slow host between them.
+  const shared = await Promise.all(
+    ['3032', '3033', '3034'].map((customerNr) =>
+      insertWebhook(db(), { customerNr, url: `https://Hooks.Example:443/${customerNr}` }),
+    ),
+  );
+  await emit([{ type: 'shipment.created', customerNr: '3030', shipmentId: 'S30' }]);
+  await emit([{ type: 'shipment.created', customerNr: '3031', shipmentId: 'S31' }]);
+  for (const customerNr of ['3032', '3033', '3034']) {
+    await emit([{ type: 'shipment.created', customerNr, shipmentId: `S${customerNr}` }]);
+  }
+  await e.fanOut();
+  const owners = (claimed: { webhookId: string }[]) =>
+    claimed.map((c) => {
+      if (a.some((w) => w.id === c.webhookId)) return 'a';
+      if (c.webhookId === b.id) return 'b';
+      return shared.some((w) => w.id === c.webhookId) ? 'shared host' : 'other';
+    });
+  // The first customer's four registrations are due first, yet the second customer's one comes next.
+  expect(owners(await e.claim(2))).toEqual(['a', 'b']);
+  expect(owners(await e.claim(50)).sort()).toEqual(['a', 'shared host', 'shared host']);
+  expect(await e.claim(50)).toEqual([]);
+});

@@ -4,7 +4,7 @@ import { createAttempts } from './attempt';
 import { fanOut } from './fan-out';
 import { sweep, vacuum } from './retention';
 import { send as defaultSend, type SendOptions, type SendResult } from './send';
-import { type Claimed, claimDue, insertDelivery } from './store/deliveries';
+import { type Claimed, claimDue, insertTestDelivery } from './store/deliveries';
 import { createGuardedAgents } from './url-guard';
 
 export type { AttemptOutcome } from './attempt';
@@ -37,6 +37,12 @@ export const DEFAULT_JITTER = 0.1;
 /** Bound on one attempt, connection to last byte read. */
 export const DEFAULT_TIMEOUT_MS = 10 * SECOND;
 
+/**
+ * Attempts in flight at once per customer and per target host, across the fleet: a customer's many
+ * slow registrations, or many registrations on one slow host, hold this many slots and no more.
+ */
+export const FAIR_SHARE = 8;
+
 export interface DeliveryOptions {
   db: Db;
   /** KOLLI_WEBHOOK_ALLOW_PRIVATE: private and loopback targets are reachable. */
@@ -57,6 +63,8 @@ export interface DeliveryOptions {
   maxRetryAfterMs?: number;
   /** Identifies this process's claims. */
   owner?: string;
+  /** Attempts in flight at once per customer and per target host, across the fleet. */
+  share?: number;
   /** The HTTP client (tests replace it rarely; the default checks addresses at connect time). */
   send?: (options: SendOptions) => Promise<SendResult>;
 }
@@ -73,6 +81,7 @@ export function createDeliveryEngine(options: DeliveryOptions) {
   const clock = options.clock ?? (() => new Date());
   const leaseMs = options.leaseMs ?? 60 * SECOND;
   const owner = options.owner ?? `worker:${randomUUID()}`;
+  const share = options.share ?? FAIR_SHARE;
   const agents = createGuardedAgents(options.allowPrivate);
   const { retryDelay, attempt } = createAttempts({
     db,
@@ -99,18 +108,23 @@ export function createDeliveryEngine(options: DeliveryOptions) {
       limit,
       at: clock(),
       busyIds: [...(busy.webhookIds ?? [])],
+      share,
       owner,
       leaseUntil: () => new Date(clock().getTime() + leaseMs),
     });
   }
 
-  /** Creates a `webhook.test` delivery already claimed by the caller, to attempt at once. */
+  /**
+   * Creates a `webhook.test` delivery already claimed by the caller, to attempt at once; null when
+   * the claim's rules leave no room for it now (an attempt of the registration in flight, or its
+   * customer's or host's share in use).
+   */
   async function claimTest(w: {
     id: string;
     url: string;
     secret: string;
     customHeaders: string | null;
-  }): Promise<Claimed> {
+  }): Promise<Claimed | null> {
     const now = clock();
     const id = randomUUID();
     const body = JSON.stringify({
@@ -119,16 +133,21 @@ export function createDeliveryEngine(options: DeliveryOptions) {
       data: { WebhookId: w.id, Message: 'A test message from Kolli.' },
     });
     const leaseOwner = `api:${randomUUID()}`;
-    await insertDelivery(db, {
-      id,
-      webhookId: w.id,
-      type: 'webhook.test',
-      body,
-      attempts: 1,
-      nextAttemptAt: now,
-      leaseUntil: new Date(now.getTime() + leaseMs),
-      leaseOwner,
-    });
+    const inserted = await insertTestDelivery(
+      db,
+      {
+        id,
+        webhookId: w.id,
+        type: 'webhook.test',
+        body,
+        attempts: 1,
+        nextAttemptAt: now,
+        leaseUntil: new Date(now.getTime() + leaseMs),
+        leaseOwner,
+      },
+      share,
+    );
+    if (inserted === 'busy') return null;
     return {
       id,
       webhookId: w.id,

@@ -551,6 +551,43 @@ describe('POST /v1/Webhooks/{webhookId}/test and the delivery history', () => {
     expect(receiver.received.length).toBe(before);
   });
 
+  test('a disabled registration sends nothing: 409 naming the reason', async () => {
+    const created = await createOk();
+    await open.database.db
+      .update(webhooks)
+      .set({ enabled: false, disabledAt: new Date(), disabledReason: 'The target answered 410 Gone.' })
+      .where(eq(webhooks.id, created.uuid));
+    const before = receiver.received.length;
+    const res = await open.app.inject({
+      method: 'POST',
+      url: `/v1/Webhooks/${created.uuid}/test`,
+      headers: bearer(key),
+    });
+    expect(res.statusCode).toBe(409);
+    expect(String(json(res).detail)).toMatch(/disabled \(The target answered 410 Gone\.\)/);
+    expect(receiver.received.length).toBe(before);
+  });
+
+  test('a test while an attempt to the registration is in flight is a 409: one attempt at a time', async () => {
+    const slow = await startReceiver(() => ({ status: 200, delayMs: 1500 }));
+    try {
+      const created = await createOk({ url: `${slow.url}/slow` });
+      const send = () =>
+        open.app.inject({ method: 'POST', url: `/v1/Webhooks/${created.uuid}/test`, headers: bearer(key) });
+      const first = send();
+      await slow.waitFor(1);
+      const second = await send();
+      expect(second.statusCode, second.body).toBe(409);
+      expect(String(json(second).detail)).toMatch(/in flight/);
+      expect((await first).statusCode).toBe(200);
+      expect(slow.received).toHaveLength(1);
+      // Once it has finished, the next test goes out.
+      expect((await send()).statusCode).toBe(200);
+    } finally {
+      await slow.close();
+    }
+  });
+
   test('with the setting off, a target stored on 127.0.0.1 is refused when connecting', async () => {
     // Stored directly, as if it had resolved to a public address at registration.
     const [row] = await closed.database.db

@@ -255,6 +255,13 @@ export function createWebhookService(deps: WebhookDeps) {
      */
     async test(account: Account, id: string): Promise<TestResult> {
       const w = await visible(account, id);
+      if (!w.enabled) {
+        throw new DomainError(
+          'conflict',
+          'webhook_disabled',
+          `The webhook was disabled (${w.disabledReason ?? 'its deliveries failed'}); make it live again with PUT /v1/Webhooks/${w.id}.`,
+        );
+      }
       if (w.expires.getTime() <= clock().getTime()) {
         throw new DomainError(
           'conflict',
@@ -262,7 +269,15 @@ export function createWebhookService(deps: WebhookDeps) {
           `The webhook expired at ${formatWithOffset(w.expires)}; renew it with PUT /v1/Webhooks/${w.id}.`,
         );
       }
-      const outcome = await engine.attempt(await engine.claimTest(w));
+      const claimed = await engine.claimTest(w);
+      if (!claimed) {
+        throw new DomainError(
+          'conflict',
+          'webhook_busy',
+          'An attempt to this webhook, or to its target host or customer’s other webhooks, is in flight; try again when it has finished.',
+        );
+      }
+      const outcome = await engine.attempt(claimed);
       return {
         deliveryId: outcome.deliveryId,
         type: 'webhook.test',

@@ -95,13 +95,19 @@ export async function insertDeliveries(tx: Tx, rows: readonly NewDelivery[]): Pr
   }
 }
 
+/** The host (and port) of a stored target URL, lower-cased: the machine an attempt ties up. */
+const targetHost = (url: SQL) => sql`lower(substring(${url} from '^[^:]+://(?:[^@/?#]*@)?([^/?#]+)'))`;
+
 /**
  * Claims up to `limit` due deliveries, at most one per registration and none of a registration
  * that has an attempt in flight anywhere, skipping rows other processes are claiming
  * (`FOR UPDATE SKIP LOCKED`) and deliveries behind an earlier pending one of the same
  * registration and shipment (events of one shipment go out in order). Registrations take turns:
  * each offers only its oldest due delivery, so a backlog of one target never hides another's.
- * The claim is a lease to `owner` until `leaseUntil`, and counts as an attempt.
+ * Customers and target hosts take turns too: none has more than `share` attempts in flight across
+ * the fleet, and the claim takes each customer's first head before anyone's second, so one
+ * customer's many slow registrations (or many registrations on one slow host) hold a few slots,
+ * not all of them. The claim is a lease to `owner` until `leaseUntil`, and counts as an attempt.
  */
 export async function claimDue(
   db: Db,
@@ -110,6 +116,8 @@ export async function claimDue(
     at: Date;
     /** Registrations to pass over (this process has an attempt of theirs in flight). */
     busyIds: readonly string[];
+    /** Attempts in flight at once per customer and per target host, across the fleet. */
+    share: number;
     owner: string;
     leaseUntil: () => Date;
   },
@@ -117,6 +125,7 @@ export async function claimDue(
   const now = ts(claim.at);
   const notBusy: SQL =
     claim.busyIds.length > 0 ? sql`and h.webhook_id not in (${list(claim.busyIds)})` : sql``;
+  const turn = sql`order by next_attempt_at, event_id nulls first, id`;
   return db.transaction(async (tx) => {
     const candidates = rowsOf<{
       id: string;
@@ -142,7 +151,7 @@ export async function claimDue(
         heads as (
           -- Each registration offers its oldest due delivery that no earlier one of the same
           -- shipment is waiting before, unless it has an attempt in flight.
-          select c.id, c.next_attempt_at, c.event_id
+          select c.id, c.next_attempt_at, c.event_id, w.customer_nr, ${targetHost(sql`w.url`)} as host
             from hooks h
             join webhooks w on w.id = h.webhook_id
             cross join lateral (
@@ -163,11 +172,30 @@ export async function claimDue(
              and not exists (
                    select 1 from webhook_deliveries f
                     where f.webhook_id = h.webhook_id and f.lease_until > ${now} and f.status = 'pending')
+        ),
+        flying as (
+          -- Attempts in flight anywhere (few rows: a lease is cleared when its attempt is recorded).
+          select w.customer_nr, ${targetHost(sql`w.url`)} as host
+            from webhook_deliveries f
+            join webhooks w on w.id = f.webhook_id
+           where f.lease_until > ${now} and f.status = 'pending'
+        ),
+        loads as (
+          -- What claiming each head would make of its customer's and its host's attempts in flight.
+          select h.*,
+                 (select count(*) from flying f where f.customer_nr = h.customer_nr)
+                   + row_number() over (partition by h.customer_nr ${turn}) as customer_load,
+                 (select count(*) from flying f where f.host = h.host)
+                   + row_number() over (partition by h.host ${turn}) as host_load
+            from heads h
         )
         select d.id, d.webhook_id, d.type, d.body, w.url, w.secret, w.custom_headers
           from webhook_deliveries d
           join webhooks w on w.id = d.webhook_id
-         where d.id in (select id from heads order by next_attempt_at, event_id nulls first, id limit ${claim.limit})
+         where d.id in (select id from loads
+                         where customer_load <= ${claim.share} and host_load <= ${claim.share}
+                         order by customer_load, next_attempt_at, event_id nulls first, id
+                         limit ${claim.limit})
            and d.status = 'pending' and (d.lease_until is null or d.lease_until <= ${now})
          for update of d skip locked`),
     );
@@ -202,9 +230,31 @@ export async function claimDue(
   });
 }
 
-/** Inserts one delivery (a `webhook.test` one, claimed by its creator). */
-export async function insertDelivery(db: Db, row: NewDelivery): Promise<void> {
-  await db.insert(webhookDeliveries).values(row);
+/**
+ * Inserts a `webhook.test` delivery claimed by its creator, unless its registration has an attempt
+ * in flight, or its customer or target host already has `share` (the claim's rules, so a burst of
+ * tests cannot multiply connections to a target). Tests of one registration take turns on its row.
+ */
+export async function insertTestDelivery(
+  db: Db,
+  row: NewDelivery & { leaseUntil: Date },
+  share: number,
+): Promise<'inserted' | 'busy'> {
+  return db.transaction(async (tx) => {
+    await tx.select({ id: webhooks.id }).from(webhooks).where(eq(webhooks.id, row.webhookId)).for('update');
+    const [load] = rowsOf<{ registration: number; customer: number; host: number }>(
+      await tx.execute(sql`
+        select count(*) filter (where f.webhook_id = t.id)::int as registration,
+               count(*) filter (where w.customer_nr = t.customer_nr)::int as customer,
+               count(*) filter (where ${targetHost(sql`w.url`)} = ${targetHost(sql`t.url`)})::int as host
+          from webhooks t, webhook_deliveries f
+          join webhooks w on w.id = f.webhook_id
+         where t.id = ${row.webhookId} and f.lease_until > now() and f.status = 'pending'`),
+    );
+    if (load && (load.registration > 0 || load.customer >= share || load.host >= share)) return 'busy';
+    await tx.insert(webhookDeliveries).values(row);
+    return 'inserted';
+  });
 }
 
 /**
