@@ -162,6 +162,27 @@ describe('PUT /admin/pickup-points', () => {
     expect(await ctx.services.pickupPoints.exists(10154)).toBe(true);
   });
 
+  test('schema and rule violations come in one 400: a bad latitude, a duplicate id and an unknown zip', async () => {
+    const res = await put({
+      PickupPoints: [
+        point({ Latitude: 12 }),
+        point({ Id: 4712 }),
+        point({ Id: 4712, Zip: '0000' }),
+        point({ Id: 4713, Zip: '0000', Longitude: 'east' }),
+      ],
+    });
+    expect(res.statusCode).toBe(400);
+    expect(errorKeys(res)).toEqual([
+      'PickupPoints[0].Latitude',
+      'PickupPoints[2].Id',
+      'PickupPoints[2].Zip',
+      'PickupPoints[3].Longitude',
+      'PickupPoints[3].Zip',
+    ]);
+    expect(await ctx.services.pickupPoints.exists(10154)).toBe(true);
+    expect(await ctx.services.pickupPoints.exists(4712)).toBe(false);
+  });
+
   test('an import replaces the sandbox set and survives a restart', async () => {
     const res = await put({
       PickupPoints: [

@@ -92,6 +92,34 @@ export function createPickupPointService({
   );
   const all = cache.get;
 
+  /**
+   * The rules of an import beyond its schema: ids unique, zips in the postal register. Throws
+   * `ValidationFailed` naming every violation. Also run on what the schema accepted of a refused
+   * import (`domainRules`), so its points may lack the fields the schema refused: those are skipped.
+   */
+  async function checkImport(
+    points: readonly Partial<PickupPointImport['PickupPoints'][number]>[],
+  ): Promise<void> {
+    const v = new Violations();
+    const zips = [...new Set(points.flatMap((p) => (typeof p.Zip === 'string' ? [p.Zip] : [])))];
+    const known = await postalCodes.existing(zips);
+    const ids = new Set<number>();
+    points.forEach((p, i) => {
+      if (typeof p.Id === 'number') {
+        v.check(`PickupPoints[${i}].Id`, !ids.has(p.Id), `Pickup point id ${p.Id} is listed twice.`);
+        ids.add(p.Id);
+      }
+      if (typeof p.Zip === 'string') {
+        v.check(
+          `PickupPoints[${i}].Zip`,
+          known.has(p.Zip),
+          `Postal code ${p.Zip} is not in the postal register.`,
+        );
+      }
+    });
+    v.throwIfAny();
+  }
+
   return {
     /** Loads the shipped sandbox set when the file changed, unless an admin imported a real list. */
     async loadShipped(): Promise<boolean> {
@@ -101,25 +129,14 @@ export function createPickupPointService({
       return loaded;
     },
 
+    checkImport,
+
     /**
      * Replaces every pickup point with an imported list (admin API), in one transaction. Ids must be
      * unique and zips in the postal register. The sandbox file never overwrites an imported list.
      */
     async importPoints(body: PickupPointImport): Promise<{ count: number }> {
-      const v = new Violations();
-      const zips = [...new Set(body.PickupPoints.map((p) => p.Zip))];
-      const known = await postalCodes.existing(zips);
-      const ids = new Set<number>();
-      body.PickupPoints.forEach((p, i) => {
-        v.check(`PickupPoints[${i}].Id`, !ids.has(p.Id), `Pickup point id ${p.Id} is listed twice.`);
-        ids.add(p.Id);
-        v.check(
-          `PickupPoints[${i}].Zip`,
-          known.has(p.Zip),
-          `Postal code ${p.Zip} is not in the postal register.`,
-        );
-      });
-      v.throwIfAny();
+      await checkImport(body.PickupPoints);
       const points: PickupPointRecord[] = body.PickupPoints.map((p) => ({
         id: p.Id,
         name: p.Name,
