@@ -97,7 +97,7 @@ export function createServices(database: Database, config: Config, options: Serv
   const terminals = createTerminalService({ db });
   const schedule = createScheduleService({ catalog, terminals, clock });
   const pickupPoints = createPickupPointService({ db, postalCodes });
-  const pricing = createPricingService({ db, clock, catalog, postalCodes, customers });
+  const pricing = createPricingService({ db, clock, catalog, postalCodes, customers, terminals });
   const booking = createBookingService({
     db,
     config,

@@ -1,9 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { Value } from 'typebox/value';
 import { describe, expect, test } from 'vitest';
+import { Violations } from '../lib/errors';
 import { compileTariff } from './compiled-tariff';
 import { assertRateRules, ExchangeRateTableSchema } from './rates';
-import { assertTariffRules, type TariffDocument, TariffDocumentSchema } from './tariff';
+import { assertTariffRules, checkTariffFits, type TariffDocument, TariffDocumentSchema } from './tariff';
 
 /** The shipped tariff versions and exchange-rate tables are valid and fit the rest of the shipped data. */
 const data = new URL('../../data/', import.meta.url);
@@ -60,6 +61,15 @@ describe('shipped tariffs', () => {
           expect(doc.International?.Products).toHaveProperty([p.ProductCode]);
         }
         for (const s of catalog.Services) expect(doc.Services).toHaveProperty([s.ServiceCode]);
+      });
+
+      test('fits the shipped terminals and catalogue as PUT /admin/tariffs checks it', () => {
+        const network = {
+          terminals: new Set(terminals),
+          products: catalog.Products,
+          services: catalog.Services,
+        };
+        expect(checkTariffFits(doc, network, new Violations()).toRecord()).toEqual({});
       });
 
       test('every postal addition covers postal codes of the register', () => {

@@ -71,7 +71,8 @@ export function categoryOf(origin: string, destination: string): ShipmentCategor
   return null;
 }
 
-const DANGEROUS_GOODS_SERVICE = '12';
+/** The service priced internationally as the `Fees.DangerousGoods` fee, not from `Services`. */
+export const DANGEROUS_GOODS_SERVICE = '12';
 
 /**
  * Prices an international shipment in EUR by the foreign country's zone and chargeable weight

@@ -602,7 +602,63 @@ describe('tariff administration', () => {
     next.Services.Z9 = '10.00';
     const res = await put(next);
     expect(res.statusCode).toBe(400);
-    expect(errorsOf(res)).toEqual({ Services: ['Service codes not in the catalogue: Z9.'] });
+    expect(errorsOf(res)).toEqual({ 'Services.Z9': ['Service Z9 is not in the catalogue.'] });
+  });
+
+  test('a tariff that cannot price every routing terminal, catalogue product and service is rejected whole, naming every gap', async () => {
+    // The audit's version: HE, service 35 and terminal BGO gone (a consistent 25-terminal matrix).
+    const next = structuredClone(shipped);
+    next.ValidFrom = '2027-01-01';
+    delete next.Products.HE;
+    delete next.Services['35'];
+    delete next.Zones.BGO;
+    for (const row of Object.values(next.Zones)) delete row.BGO;
+    // …and BGO misspelt as a terminal the routing data does not have (allowed on its own: a terminal
+    // about to open), a full row and column of its own: BGO is still missing.
+    next.Zones.BGX = Object.fromEntries(Object.keys(next.Zones).map((t) => [t, 8]));
+    for (const row of Object.values(next.Zones)) row.BGX = 8;
+    next.Zones.BGX.BGX = 1;
+    delete next.International?.Services['15'];
+    next.EnergyPercent = '12.50';
+    next.Products['43']?.Bands.reverse(); // a rule of the document itself, reported in the same answer
+    const res = await put(next);
+    expect(res.statusCode).toBe(400);
+    const errors = errorsOf(res);
+    const [ownRules, fit] = [
+      Object.keys(errors).filter((k) => k.startsWith('Products[43].Bands')),
+      Object.keys(errors).filter((k) => !k.startsWith('Products[43].Bands')),
+    ];
+    expect(ownRules.length).toBeGreaterThan(0);
+    expect(fit.sort()).toEqual(
+      ['International.Services[15]', 'Products.HE', 'Services[35]', 'Zones.BGO'].sort(),
+    );
+    expect(errors['Zones.BGO']).toEqual(['Terminal BGO of the routing data has no row in the zone matrix.']);
+    expect(errors['Products.HE']).toEqual(['Product HE of the catalogue has no price table.']);
+    expect(errors['Services[35]']).toEqual([
+      'Service 35 has no price; the catalogue offers it with products 43, 44, HE, HJ.',
+    ]);
+    // Nothing stored: 2027 pickups to Bergen still price, on the shipped version.
+    const list = json<{ ValidFrom: string }[]>(await get('/admin/tariffs', ADMIN_KEY));
+    expect(list.map((v) => v.ValidFrom)).toEqual(['2026-01-01']);
+    const bergen = await v3({ Weight: 25, PickupDate: '2027-01-04', Services: '35' });
+    expect(bergen.statusCode, bergen.body).toBe(200);
+    expect(costs(json<V3Result>(bergen)).ENERGY).toBe(44.71);
+    expect((await v3({ Weight: 25, PickupDate: '2027-01-04', ProductCode: 'HE' })).statusCode).toBe(200);
+  });
+
+  test('international products need no domestic price table, and no tariff section of their own', async () => {
+    const next = structuredClone(shipped);
+    next.ValidFrom = '2028-01-01';
+    delete next.International;
+    expect(Object.keys(next.Products)).not.toContain('EP');
+    const res = await put(next);
+    expect(res.statusCode, res.body).toBe(200);
+    const del = await ctx.app.inject({
+      method: 'DELETE',
+      url: '/admin/tariffs/2028-01-01',
+      headers: bearer(ADMIN_KEY),
+    });
+    expect(del.statusCode).toBe(204);
   });
 
   test('only admins load tariffs and rates', async () => {

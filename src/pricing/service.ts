@@ -34,6 +34,8 @@ export const PRICING_CACHE_MS = 10_000;
 export interface PricingDeps extends LookupDeps {
   db: Db;
   cacheMs?: number;
+  /** The routing terminals a tariff's zone matrix must cover (`PUT /admin/tariffs`). */
+  terminals: { list(): Promise<readonly { Code: string }[]> };
 }
 
 /** The Oslo calendar date of a request date or date-time, or null when it is not a real one. */
@@ -84,6 +86,12 @@ export function createPricingService(deps: PricingDeps) {
      */
     prepare,
 
-    ...createTariffAdmin({ db, catalog: deps.catalog, tariffs, rates }),
+    ...createTariffAdmin({
+      db,
+      catalog: deps.catalog,
+      terminals: deps.terminals,
+      tariffs,
+      rates,
+    }),
   };
 }

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { Value } from 'typebox/value';
 import type { CatalogRules } from '../catalog/service';
 import type { Db } from '../db/client';
-import { DomainError, notFound, ValidationFailed } from '../lib/errors';
+import { DomainError, notFound, Violations } from '../lib/errors';
 import type { MaybePromise } from '../lib/maybe-promise';
 import { formatOslo } from '../lib/oslo-time';
 import { DATA_DIR } from '../reference-data/files';
@@ -17,7 +17,13 @@ import {
 } from './rates';
 import type { ExchangeRateSummary, TariffSummary } from './schemas';
 import { deleteTariff, readTariffs, upsertExchangeRates, upsertTariff } from './store';
-import { assertTariffRules, type TariffDocument, TariffDocumentSchema } from './tariff';
+import {
+  assertTariffRules,
+  checkTariffFits,
+  checkTariffRules,
+  type TariffDocument,
+  TariffDocumentSchema,
+} from './tariff';
 import { inForce, type Version, type VersionCache } from './versions';
 
 /**
@@ -66,15 +72,20 @@ const rateSummary = (v: Version<CompiledRates>): ExchangeRateSummary => ({
   Rates: Object.fromEntries(v.compiled.text),
 });
 
-/** What administration works on: the database, the catalogue (service codes) and the two caches. */
+/**
+ * What administration works on: the database, the catalogue and the routing terminals a tariff must
+ * price, and the two caches.
+ */
 export interface AdminDeps {
   db: Db;
   catalog: { rules(): MaybePromise<CatalogRules> };
+  /** The terminals of the routing data in force (`GET /v1/terminals`): the zone matrix's codes. */
+  terminals: { list(): Promise<readonly { Code: string }[]> };
   tariffs: VersionCache<CompiledTariff>;
   rates: VersionCache<CompiledRates>;
 }
 
-export function createTariffAdmin({ db, catalog, tariffs, rates }: AdminDeps) {
+export function createTariffAdmin({ db, catalog, terminals, tariffs, rates }: AdminDeps) {
   return {
     /** Loads the shipped tariff versions and exchange-rate tables whose files changed since the last load. */
     async loadShipped(): Promise<boolean> {
@@ -101,16 +112,23 @@ export function createTariffAdmin({ db, catalog, tariffs, rates }: AdminDeps) {
       return changed;
     },
 
-    /** Validates a tariff version and loads it, replacing a version with the same `ValidFrom`. */
+    /**
+     * Validates a tariff version, its own rules and its fit to the routing terminals and catalogue in
+     * force (every violation at once), and loads it, replacing a version with the same `ValidFrom`.
+     */
     async putTariff(doc: TariffDocument): Promise<TariffSummary> {
-      assertTariffRules(doc);
-      const rules = await catalog.rules();
-      const unknown = Object.keys(doc.Services).filter((code) => !rules.service(code));
-      if (unknown.length > 0) {
-        throw new ValidationFailed({
-          Services: [`Service codes not in the catalogue: ${unknown.join(', ')}.`],
-        });
-      }
+      const [rules, routing] = await Promise.all([catalog.rules(), terminals.list()]);
+      const v = checkTariffRules(doc, new Violations());
+      checkTariffFits(
+        doc,
+        {
+          terminals: new Set(routing.map((t) => t.Code)),
+          products: rules.snapshot.products,
+          services: rules.snapshot.services,
+        },
+        v,
+      );
+      v.throwIfAny();
       await upsertTariff(db, doc, sha256Of(doc), 'admin');
       const versions = await tariffs.reload();
       const version = versions.find((v) => v.validFrom === doc.ValidFrom);

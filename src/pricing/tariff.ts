@@ -2,6 +2,7 @@ import countries from 'i18n-iso-countries';
 import { type Static, Type } from 'typebox';
 import { Violations } from '../lib/errors';
 import { parseAmount, parseKgAsGrams, parsePercentAsBasisPoints } from '../lib/units';
+import { DANGEROUS_GOODS_SERVICE } from './international';
 
 /**
  * The tariff document: the JSON format of `data/tariffs/<ValidFrom>.json` and of `PUT /admin/tariffs`,
@@ -217,7 +218,11 @@ function checkTable(
  * document's field paths (`Products[43].Bands[2].Prices`, `Zones.OSL.BGO`) listing every broken rule.
  */
 export function assertTariffRules(doc: TariffDocument): void {
-  const v = new Violations();
+  checkTariffRules(doc, new Violations()).throwIfAny();
+}
+
+/** `assertTariffRules` collecting into `v` instead of throwing, so other checks can add theirs. */
+export function checkTariffRules(doc: TariffDocument, v: Violations): Violations {
   v.check('ValidFrom', isCalendarDate(doc.ValidFrom), 'ValidFrom is not a calendar date.');
   const terminals = Object.keys(doc.Zones);
   v.check('Zones', terminals.length > 0, 'The zone matrix names no terminal.');
@@ -306,5 +311,75 @@ export function assertTariffRules(doc: TariffDocument): void {
       );
     }
   }
-  v.throwIfAny();
+  return v;
+}
+
+/**
+ * What a tariff must be able to price: the terminals of the routing data in force (those the postal
+ * codes are assigned to) and the catalogue in force.
+ */
+export interface PricedNetwork {
+  terminals: ReadonlySet<string>;
+  products: readonly { ProductCode: string; International: boolean; Services: readonly string[] }[];
+  services: readonly { ServiceCode: string }[];
+}
+
+const productList = (codes: string[]) => `product${codes.length > 1 ? 's' : ''} ${codes.join(', ')}`;
+
+/**
+ * Whether a tariff prices the live network and catalogue, as the engines will ask it to: a zone row
+ * for every routing terminal (the full matrix is `checkTariffRules`'s; a row for a terminal the
+ * routing data lacks yet is allowed, so a new terminal's prices can be put before it opens, while a
+ * misspelt code still leaves the real one without its row),
+ * a price table for every product priced at home (not `International`: those are priced from
+ * `International` or answer `NO_PRODUCT_PRICE`), a price for every service such a product offers,
+ * and with `International` a price for every service an international product offers (but `12`,
+ * which is a fee). Service codes must be in the catalogue. Adds to `v`, keyed by document paths.
+ */
+export function checkTariffFits(doc: TariffDocument, network: PricedNetwork, v: Violations): Violations {
+  for (const terminal of network.terminals) {
+    v.check(
+      path('Zones', terminal),
+      Object.hasOwn(doc.Zones, terminal),
+      `Terminal ${terminal} of the routing data has no row in the zone matrix.`,
+    );
+  }
+  const known = new Set(network.services.map((s) => s.ServiceCode));
+  for (const code of Object.keys(doc.Services)) {
+    v.check(path('Services', code), known.has(code), `Service ${code} is not in the catalogue.`);
+  }
+  for (const product of network.products) {
+    if (product.International) continue;
+    v.check(
+      path('Products', product.ProductCode),
+      Object.hasOwn(doc.Products, product.ProductCode),
+      `Product ${product.ProductCode} of the catalogue has no price table.`,
+    );
+  }
+  const offered = (international: boolean) => {
+    const by = new Map<string, string[]>();
+    for (const p of network.products.filter((p) => p.International === international)) {
+      for (const code of p.Services) by.set(code, [...(by.get(code) ?? []), p.ProductCode]);
+    }
+    return by;
+  };
+  for (const [code, products] of offered(false)) {
+    v.check(
+      path('Services', code),
+      Object.hasOwn(doc.Services, code),
+      `Service ${code} has no price; the catalogue offers it with ${productList(products)}.`,
+    );
+  }
+  const intl = doc.International;
+  if (intl) {
+    for (const [code, products] of offered(true)) {
+      if (code === DANGEROUS_GOODS_SERVICE) continue;
+      v.check(
+        path('International', 'Services', code),
+        Object.hasOwn(intl.Services, code),
+        `Service ${code} has no international price; the catalogue offers it with ${productList(products)}.`,
+      );
+    }
+  }
+  return v;
 }
