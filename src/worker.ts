@@ -1,5 +1,7 @@
 // `npm run worker`: the webhook delivery worker without the HTTP server. Run any number of these
-// (and servers with KOLLI_WEBHOOK_WORKER=0) against one PostgreSQL; they share the work.
+// (and servers with KOLLI_WEBHOOK_WORKER=0) against one PostgreSQL; they share the work. It needs
+// PostgreSQL: the embedded database's directory belongs to one process, the server, which delivers
+// webhooks itself.
 import closeWithGrace from 'close-with-grace';
 import { loadConfig } from './config';
 import { serializeError } from './http/faults';
@@ -27,6 +29,12 @@ function jsonLog(level: keyof typeof LEVELS): WorkerLog {
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  // Before anything opens the data directory (as server.ts refuses KOLLI_WORKERS > 1 without it).
+  if (!config.databaseUrl) {
+    throw new Error(
+      'npm run worker needs DATABASE_URL: the embedded database belongs to one process, the server, which delivers webhooks itself.',
+    );
+  }
   const log = jsonLog(config.logLevel);
   const database = await openConfiguredDatabase(config);
   // Safe beside servers starting at the same time (migrations take an advisory lock).
