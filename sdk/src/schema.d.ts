@@ -7033,7 +7033,7 @@ export interface operations {
                      *         "SenderCustomerName": "Demo Kunde AS",
                      *         "RecipientCustomerName": "Fjord Frakt AS",
                      *         "DeliveryAddress": "Bryggen 1, 5003 BERGEN",
-                     *         "InvoiceCustomerName": "Customer 1000 AS",
+                     *         "InvoiceCustomerName": "Demo Kunde AS",
                      *         "PickupZip": "0154",
                      *         "PickupTerminalId": "OSL",
                      *         "RecipientZip": "5003",
@@ -7049,10 +7049,10 @@ export interface operations {
                      *         "CalculatedWeightKg": 28,
                      *         "RealWeightKg": 16.5,
                      *         "VolumeDm3": 72,
-                     *         "TotalFreightPrice": 796.12,
+                     *         "TotalFreightPrice": 719.41,
                      *         "VatPercent": 25,
-                     *         "VatKr": 199.03,
-                     *         "TotalFreightPriceInclVat": 995.15,
+                     *         "VatKr": 179.85,
+                     *         "TotalFreightPriceInclVat": 899.26,
                      *         "InvoiceDate": "2026-11-30T00:00:00",
                      *         "DeliveryDate": "2026-11-24T00:00:00",
                      *         "PickupDate": "2026-11-23T00:00:00",
@@ -7073,13 +7073,22 @@ export interface operations {
                      *             "VatKr": 172
                      *           },
                      *           {
-                     *             "AmountKr": 79.12,
+                     *             "AmountKr": -68.8,
+                     *             "CostCode": "DISCOUNT",
+                     *             "CostName": "Main freight discount 10 %",
+                     *             "AmountTypeCode": "D",
+                     *             "AmountTypeName": "Discount",
+                     *             "VatPercent": 25,
+                     *             "VatKr": -17.2
+                     *           },
+                     *           {
+                     *             "AmountKr": 71.21,
                      *             "CostCode": "ENERGY",
                      *             "CostName": "Energy addition 11.5 %",
                      *             "AmountTypeCode": "A",
                      *             "AmountTypeName": "Addition",
                      *             "VatPercent": 25,
-                     *             "VatKr": 19.78
+                     *             "VatKr": 17.8
                      *           },
                      *           {
                      *             "AmountKr": 26,
@@ -7457,7 +7466,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "Freight": {
-                     *         "FreightCost": 421.83,
+                     *         "FreightCost": 382.24,
                      *         "Details": [
                      *           {
                      *             "Description": "Agreed freight",
@@ -7465,8 +7474,13 @@ export interface operations {
                      *             "CostTypeCode": "FREIGHT"
                      *           },
                      *           {
+                     *             "Description": "Main freight discount 10 %",
+                     *             "Cost": -35.5,
+                     *             "CostTypeCode": "DISCOUNT"
+                     *           },
+                     *           {
                      *             "Description": "Energy addition 11.5 %",
-                     *             "Cost": 40.83,
+                     *             "Cost": 36.74,
                      *             "CostTypeCode": "ENERGY"
                      *           },
                      *           {
@@ -7483,7 +7497,7 @@ export interface operations {
                      *           "CostTypeCode": "16"
                      *         }
                      *       ],
-                     *       "Total": 424.83
+                     *       "Total": 385.24
                      *     }
                      */
                     "application/json": {
@@ -7831,9 +7845,14 @@ export interface operations {
                      *           "AmountKr": 688
                      *         },
                      *         {
+                     *           "CostCode": "DISCOUNT",
+                     *           "CostName": "Main freight discount 10 %",
+                     *           "AmountKr": -68.8
+                     *         },
+                     *         {
                      *           "CostCode": "ENERGY",
                      *           "CostName": "Energy addition 11.5 %",
-                     *           "AmountKr": 79.12
+                     *           "AmountKr": 71.21
                      *         },
                      *         {
                      *           "CostCode": "TOLL",
@@ -7846,7 +7865,7 @@ export interface operations {
                      *           "AmountKr": 3
                      *         }
                      *       ],
-                     *       "Total": 796.12
+                     *       "Total": 719.41
                      *     }
                      */
                     "application/json": {

@@ -1,10 +1,13 @@
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { bearer, buildTestApp, invoiceUpTo, json, pickUp, type TestContext } from '../../test/helpers';
+import { ensureSandbox } from '../admin/sandbox';
 import { EXAMPLES } from './openapi-examples';
 
-// Issue 20: the document's examples are real answers. On a fresh database with the shipped data and
-// a pinned clock, the example requests get exactly the example answers.
+// Issue 20: the document's examples are real answers. On a fresh database with the shipped data,
+// the sandbox's seed (customer 1000 "Demo Kunde AS" with its price agreement, and the sandbox key,
+// created by the same code `npm start` runs) and a pinned clock, the example requests get exactly
+// the example answers: what someone trying them on a fresh sandbox gets.
 
 let now = new Date('2026-11-23T09:00:00Z');
 let ctx: TestContext;
@@ -12,7 +15,9 @@ let key: string;
 
 beforeAll(async () => {
   ctx = await buildTestApp({ clock: () => now });
-  key = await ctx.keyFor({ customerNrs: ['1000'], scopes: ['booking', 'shipments', 'price', 'invoice'] });
+  const sandbox = await ensureSandbox(ctx.services, ctx.config);
+  if (!sandbox) throw new Error('the sandbox was not seeded: the test database is not fresh');
+  key = sandbox.Key;
 });
 afterAll(() => ctx.close());
 
@@ -62,19 +67,29 @@ test('a real booking, its price, a price answer and an invoice report', async ()
   expect(answers.getShipmentPrice).toEqual(example('getShipmentPrice').responses?.[200]);
   expect(answers.calculatePriceV2).toEqual(example('calculatePriceV2').responses?.[200]);
   expect(answers.getInvoiceReportV2).toEqual(example('getInvoiceReportV2').responses?.[200]);
+  // Every example is recorded here: one added without its request above would go unchecked.
+  expect(Object.keys(answers).sort()).toEqual(Object.keys(EXAMPLES).sort());
 });
 
-test('the examples are in the served document', async () => {
+test('every example is in the served document, where its operation answers', async () => {
+  type Media = { content?: Record<string, { example?: unknown }> };
   const doc = json<{
     paths: Record<
       string,
-      Record<string, { responses: Record<string, { content?: Record<string, { example?: unknown }> }> }>
+      Record<string, { operationId?: string; requestBody?: Media; responses: Record<string, Media> }>
     >;
   }>(await ctx.app.inject({ url: '/openapi.json' }));
-  const media =
-    doc.paths['/v2/Invoice/GetInvoiceReport']?.get?.responses['200']?.content?.['application/json'];
-  expect(media?.example).toEqual(example('getInvoiceReportV2').responses?.[200]);
-  expect(
-    doc.paths['/Shipment/Update']?.post?.responses['201']?.content?.['application/json']?.example,
-  ).toEqual(example('updateShipment').responses?.[201]);
+  const operations = new Map(
+    Object.values(doc.paths).flatMap((methods) => Object.values(methods).map((op) => [op.operationId, op])),
+  );
+  for (const [id, { request, responses }] of Object.entries(EXAMPLES)) {
+    const op = operations.get(id);
+    expect(op, id).toBeDefined();
+    if (request) expect(op?.requestBody?.content?.['application/json']?.example, id).toEqual(request);
+    for (const [status, answer] of Object.entries(responses ?? {})) {
+      expect(op?.responses[status]?.content?.['application/json']?.example, `${id} ${status}`).toEqual(
+        answer,
+      );
+    }
+  }
 });

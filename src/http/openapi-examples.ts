@@ -1,7 +1,8 @@
 /**
  * Examples in the OpenAPI document, by operationId: answers the server really gave to these requests
- * (src/http/openapi-examples.test.ts books, prices and invoices them on a fresh database and fails
- * when an answer differs).
+ * with the sandbox key, as customer 1000 of a fresh sandbox ("Demo Kunde AS", 10 % freight discount,
+ * admin/sandbox.ts). src/http/openapi-examples.test.ts seeds the sandbox with that same code, books,
+ * prices and invoices them on a fresh database and fails when an answer differs.
  */
 export interface OperationExamples {
   request?: unknown;
@@ -61,11 +62,12 @@ export const EXAMPLES: Record<string, OperationExamples> = {
         ChargeableWeightKg: 28,
         Lines: [
           { CostCode: 'FREIGHT', CostName: 'Agreed freight', AmountKr: 688 },
-          { CostCode: 'ENERGY', CostName: 'Energy addition 11.5 %', AmountKr: 79.12 },
+          { CostCode: 'DISCOUNT', CostName: 'Main freight discount 10 %', AmountKr: -68.8 },
+          { CostCode: 'ENERGY', CostName: 'Energy addition 11.5 %', AmountKr: 71.21 },
           { CostCode: 'TOLL', CostName: 'Toll road addition', AmountKr: 26 },
           { CostCode: '16', CostName: 'Pre-notice e-mail', AmountKr: 3 },
         ],
-        Total: 796.12,
+        Total: 719.41,
       },
     },
   },
@@ -74,15 +76,16 @@ export const EXAMPLES: Record<string, OperationExamples> = {
     responses: {
       200: {
         Freight: {
-          FreightCost: 421.83,
+          FreightCost: 382.24,
           Details: [
             { Description: 'Agreed freight', Cost: 355, CostTypeCode: 'FREIGHT' },
-            { Description: 'Energy addition 11.5 %', Cost: 40.83, CostTypeCode: 'ENERGY' },
+            { Description: 'Main freight discount 10 %', Cost: -35.5, CostTypeCode: 'DISCOUNT' },
+            { Description: 'Energy addition 11.5 %', Cost: 36.74, CostTypeCode: 'ENERGY' },
             { Description: 'Toll road addition', Cost: 26, CostTypeCode: 'TOLL' },
           ],
         },
         Services: [{ ServiceDescription: 'Pre-notice e-mail', ServiceCost: 3, CostTypeCode: '16' }],
-        Total: 424.83,
+        Total: 385.24,
       },
     },
   },
@@ -95,7 +98,7 @@ export const EXAMPLES: Record<string, OperationExamples> = {
           SenderCustomerName: 'Demo Kunde AS',
           RecipientCustomerName: 'Fjord Frakt AS',
           DeliveryAddress: 'Bryggen 1, 5003 BERGEN',
-          InvoiceCustomerName: 'Customer 1000 AS',
+          InvoiceCustomerName: 'Demo Kunde AS',
           PickupZip: '0154',
           PickupTerminalId: 'OSL',
           RecipientZip: '5003',
@@ -111,10 +114,10 @@ export const EXAMPLES: Record<string, OperationExamples> = {
           CalculatedWeightKg: 28,
           RealWeightKg: 16.5,
           VolumeDm3: 72,
-          TotalFreightPrice: 796.12,
+          TotalFreightPrice: 719.41,
           VatPercent: 25,
-          VatKr: 199.03,
-          TotalFreightPriceInclVat: 995.15,
+          VatKr: 179.85,
+          TotalFreightPriceInclVat: 899.26,
           InvoiceDate: '2026-11-30T00:00:00',
           DeliveryDate: '2026-11-24T00:00:00',
           PickupDate: '2026-11-23T00:00:00',
@@ -130,13 +133,22 @@ export const EXAMPLES: Record<string, OperationExamples> = {
               VatKr: 172,
             },
             {
-              AmountKr: 79.12,
+              AmountKr: -68.8,
+              CostCode: 'DISCOUNT',
+              CostName: 'Main freight discount 10 %',
+              AmountTypeCode: 'D',
+              AmountTypeName: 'Discount',
+              VatPercent: 25,
+              VatKr: -17.2,
+            },
+            {
+              AmountKr: 71.21,
               CostCode: 'ENERGY',
               CostName: 'Energy addition 11.5 %',
               AmountTypeCode: 'A',
               AmountTypeName: 'Addition',
               VatPercent: 25,
-              VatKr: 19.78,
+              VatKr: 17.8,
             },
             {
               AmountKr: 26,
