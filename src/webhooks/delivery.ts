@@ -38,8 +38,8 @@ export const DEFAULT_JITTER = 0.1;
 export const DEFAULT_TIMEOUT_MS = 10 * SECOND;
 
 /**
- * Attempts in flight at once per customer and per target host, across the fleet: a customer's many
- * slow registrations, or many registrations on one slow host, hold this many slots and no more.
+ * Attempts in flight at once per customer, across the fleet: a customer's many slow registrations
+ * hold this many slots and no more.
  */
 export const FAIR_SHARE = 8;
 
@@ -63,7 +63,7 @@ export interface DeliveryOptions {
   maxRetryAfterMs?: number;
   /** Identifies this process's claims. */
   owner?: string;
-  /** Attempts in flight at once per customer and per target host, across the fleet. */
+  /** Attempts in flight at once per customer, across the fleet. */
   share?: number;
   /** The HTTP client (tests replace it rarely; the default checks addresses at connect time). */
   send?: (options: SendOptions) => Promise<SendResult>;
@@ -117,7 +117,7 @@ export function createDeliveryEngine(options: DeliveryOptions) {
   /**
    * Creates a `webhook.test` delivery already claimed by the caller, to attempt at once; null when
    * the claim's rules leave no room for it now (an attempt of the registration in flight, or its
-   * customer's or host's share in use).
+   * customer's share in use).
    */
   async function claimTest(w: {
     id: string;

@@ -274,7 +274,7 @@ export function createWebhookService(deps: WebhookDeps) {
         throw new DomainError(
           'conflict',
           'webhook_busy',
-          'An attempt to this webhook, or to its target host or customer’s other webhooks, is in flight; try again when it has finished.',
+          'An attempt to this webhook, or to as many of its customer’s webhooks as may be in flight at once, is in flight; try again when it has finished.',
         );
       }
       const outcome = await engine.attempt(claimed);

@@ -95,19 +95,17 @@ export async function insertDeliveries(tx: Tx, rows: readonly NewDelivery[]): Pr
   }
 }
 
-/** The host (and port) of a stored target URL, lower-cased: the machine an attempt ties up. */
-const targetHost = (url: SQL) => sql`lower(substring(${url} from '^[^:]+://(?:[^@/?#]*@)?([^/?#]+)'))`;
-
 /**
  * Claims up to `limit` due deliveries, at most one per registration and none of a registration
  * that has an attempt in flight anywhere, skipping rows other processes are claiming
  * (`FOR UPDATE SKIP LOCKED`) and deliveries behind an earlier pending one of the same
  * registration and shipment (events of one shipment go out in order). Registrations take turns:
  * each offers only its oldest due delivery, so a backlog of one target never hides another's.
- * Customers and target hosts take turns too: none has more than `share` attempts in flight across
- * the fleet, and the claim takes each customer's first head before anyone's second, so one
- * customer's many slow registrations (or many registrations on one slow host) hold a few slots,
- * not all of them. The claim is a lease to `owner` until `leaseUntil`, and counts as an attempt.
+ * Customers take turns too: none has more than `share` attempts in flight across the fleet, and
+ * the claim takes each customer's first head before anyone's second, so one customer's many slow
+ * registrations hold a few slots, not all of them. (Not per target host: many customers' targets on
+ * one integration platform's host are the common case, and a host share would throttle them all.)
+ * The claim is a lease to `owner` until `leaseUntil`, and counts as an attempt.
  */
 export async function claimDue(
   db: Db,
@@ -116,7 +114,7 @@ export async function claimDue(
     at: Date;
     /** Registrations to pass over (this process has an attempt of theirs in flight). */
     busyIds: readonly string[];
-    /** Attempts in flight at once per customer and per target host, across the fleet. */
+    /** Attempts in flight at once per customer, across the fleet. */
     share: number;
     owner: string;
     leaseUntil: () => Date;
@@ -151,7 +149,7 @@ export async function claimDue(
         heads as (
           -- Each registration offers its oldest due delivery that no earlier one of the same
           -- shipment is waiting before, unless it has an attempt in flight.
-          select c.id, c.next_attempt_at, c.event_id, w.customer_nr, ${targetHost(sql`w.url`)} as host
+          select c.id, c.next_attempt_at, c.event_id, w.customer_nr
             from hooks h
             join webhooks w on w.id = h.webhook_id
             cross join lateral (
@@ -174,27 +172,26 @@ export async function claimDue(
                     where f.webhook_id = h.webhook_id and f.lease_until > ${now} and f.status = 'pending')
         ),
         flying as (
-          -- Attempts in flight anywhere (few rows: a lease is cleared when its attempt is recorded).
-          select w.customer_nr, ${targetHost(sql`w.url`)} as host
+          -- Attempts in flight anywhere, per customer (few rows: a lease is cleared when its
+          -- attempt is recorded).
+          select w.customer_nr, count(*) as n
             from webhook_deliveries f
             join webhooks w on w.id = f.webhook_id
            where f.lease_until > ${now} and f.status = 'pending'
+           group by w.customer_nr
         ),
         loads as (
-          -- What claiming each head would make of its customer's and its host's attempts in flight.
-          select h.*,
-                 (select count(*) from flying f where f.customer_nr = h.customer_nr)
-                   + row_number() over (partition by h.customer_nr ${turn}) as customer_load,
-                 (select count(*) from flying f where f.host = h.host)
-                   + row_number() over (partition by h.host ${turn}) as host_load
+          -- What claiming each head would make of its customer's attempts in flight.
+          select h.*, coalesce(f.n, 0) + row_number() over (partition by h.customer_nr ${turn}) as load
             from heads h
+            left join flying f on f.customer_nr = h.customer_nr
         )
         select d.id, d.webhook_id, d.type, d.body, w.url, w.secret, w.custom_headers
           from webhook_deliveries d
           join webhooks w on w.id = d.webhook_id
          where d.id in (select id from loads
-                         where customer_load <= ${claim.share} and host_load <= ${claim.share}
-                         order by customer_load, next_attempt_at, event_id nulls first, id
+                         where load <= ${claim.share}
+                         order by load, next_attempt_at, event_id nulls first, id
                          limit ${claim.limit})
            and d.status = 'pending' and (d.lease_until is null or d.lease_until <= ${now})
          for update of d skip locked`),
@@ -232,8 +229,8 @@ export async function claimDue(
 
 /**
  * Inserts a `webhook.test` delivery claimed by its creator, unless its registration has an attempt
- * in flight, or its customer or target host already has `share` (the claim's rules, so a burst of
- * tests cannot multiply connections to a target). Tests of one registration take turns on its row.
+ * in flight or its customer already has `share` (the claim's rules, so a burst of tests cannot
+ * multiply connections). Tests of one registration take turns on its row.
  */
 export async function insertTestDelivery(
   db: Db,
@@ -242,16 +239,15 @@ export async function insertTestDelivery(
 ): Promise<'inserted' | 'busy'> {
   return db.transaction(async (tx) => {
     await tx.select({ id: webhooks.id }).from(webhooks).where(eq(webhooks.id, row.webhookId)).for('update');
-    const [load] = rowsOf<{ registration: number; customer: number; host: number }>(
+    const [load] = rowsOf<{ registration: number; customer: number }>(
       await tx.execute(sql`
         select count(*) filter (where f.webhook_id = t.id)::int as registration,
-               count(*) filter (where w.customer_nr = t.customer_nr)::int as customer,
-               count(*) filter (where ${targetHost(sql`w.url`)} = ${targetHost(sql`t.url`)})::int as host
+               count(*) filter (where w.customer_nr = t.customer_nr)::int as customer
           from webhooks t, webhook_deliveries f
           join webhooks w on w.id = f.webhook_id
          where t.id = ${row.webhookId} and f.lease_until > now() and f.status = 'pending'`),
     );
-    if (load && (load.registration > 0 || load.customer >= share || load.host >= share)) return 'busy';
+    if (load && (load.registration > 0 || load.customer >= share)) return 'busy';
     await tx.insert(webhookDeliveries).values(row);
     return 'inserted';
   });
