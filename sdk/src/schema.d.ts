@@ -891,7 +891,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test message (extension)
-         * @description Sends a signed `webhook.test` message at once and answers with the outcome (the call waits for the target, at most 10 s). A failed test message is retried like any delivery.
+         * @description Sends a signed `webhook.test` message at once and answers with the outcome (the call waits for the target, at most 10 s). A failed test message is retried like any delivery. 409 when the registration is expired or disabled, or while an attempt to it (or its customer's share of attempts) is in flight.
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -6165,7 +6165,7 @@ export interface operations {
                     expires?: string;
                     /** @description Keys the HMAC-SHA256 signatures: its UTF-8 bytes, or for `whsec_<base64>` the decoded bytes (Standard Webhooks). */
                     secret: string;
-                    /** @description An https URL that accepts POST (http only on loopback when KOLLI_WEBHOOK_ALLOW_PRIVATE=1). Private, loopback, link-local and metadata addresses are refused; redirects are not followed. */
+                    /** @description An https URL that accepts POST (http only on loopback when KOLLI_WEBHOOK_ALLOW_PRIVATE=1). Its host must resolve (the example's `integrator.example` does not: put your own). Private, loopback, link-local and metadata addresses are refused; redirects are not followed. */
                     url: string;
                 };
             };
@@ -6422,7 +6422,7 @@ export interface operations {
                     expires?: string;
                     /** @description Keys the HMAC-SHA256 signatures: its UTF-8 bytes, or for `whsec_<base64>` the decoded bytes (Standard Webhooks). */
                     secret: string;
-                    /** @description An https URL that accepts POST (http only on loopback when KOLLI_WEBHOOK_ALLOW_PRIVATE=1). Private, loopback, link-local and metadata addresses are refused; redirects are not followed. */
+                    /** @description An https URL that accepts POST (http only on loopback when KOLLI_WEBHOOK_ALLOW_PRIVATE=1). Its host must resolve (the example's `integrator.example` does not: put your own). Private, loopback, link-local and metadata addresses are refused; redirects are not followed. */
                     url: string;
                 };
             };

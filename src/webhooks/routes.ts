@@ -155,7 +155,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService
         security,
         summary: 'Send a test message (extension)',
         description:
-          'Sends a signed `webhook.test` message at once and answers with the outcome (the call waits for the target, at most 10 s). A failed test message is retried like any delivery.',
+          "Sends a signed `webhook.test` message at once and answers with the outcome (the call waits for the target, at most 10 s). A failed test message is retried like any delivery. 409 when the registration is expired or disabled, or while an attempt to it (or its customer's share of attempts) is in flight.",
         params: WebhookIdParams,
         response: { 200: TestResult, ...problemResponses(400, 404, 409), ...authErrors },
       },

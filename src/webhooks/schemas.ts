@@ -60,7 +60,7 @@ export const WebhookRequest = Type.Object(
       minLength: 1,
       maxLength: 2048,
       description:
-        'An https URL that accepts POST (http only on loopback when KOLLI_WEBHOOK_ALLOW_PRIVATE=1). Private, loopback, link-local and metadata addresses are refused; redirects are not followed.',
+        "An https URL that accepts POST (http only on loopback when KOLLI_WEBHOOK_ALLOW_PRIVATE=1). Its host must resolve (the example's `integrator.example` does not: put your own). Private, loopback, link-local and metadata addresses are refused; redirects are not followed.",
     }),
     secret: Type.String({
       minLength: 1,
