@@ -39,11 +39,11 @@ interface Booked {
 
 let scanSeq = 0;
 
-async function book(over: Record<string, unknown> = {}): Promise<Booked> {
+async function book(over: Record<string, unknown> = {}, key = senderKey): Promise<Booked> {
   const res = await ctx.app.inject({
     method: 'POST',
     url: '/Shipment/Update',
-    headers: bearer(senderKey),
+    headers: bearer(key),
     payload: osloBergenBooking({
       SenderReference: 'ORDER-2026-000123-XYZ',
       Parcels: [{ Weight: 12.5, Length: 60, Width: 40, Height: 30 }, { Weight: 4 }],
@@ -613,4 +613,49 @@ test('the scheduled run invoices up to yesterday (Oslo) on its cron schedule', a
     .from(invoiceShipments)
     .where(sql`shipment_id = ${booked.ShipmentId}`);
   expect(lines.length).toBe(1);
+});
+
+test('credit notes negate each line’s VAT as invoiced: shipment by shipment, nothing more is credited than charged', async () => {
+  // Two equal shipments whose VAT alone ends in half an øre (net ≡ 2 mod 4 øre at 25 %): together the
+  // invoice shares out one øre fewer than each would round to on its own.
+  // A payer of their own (5000), so the invoice holds these two alone.
+  const key = await ctx.keyFor({ customerNrs: ['1000', '5000'], scopes: ['booking'] });
+  const payer = { RecipientShallPay: true, RecipientCustomerId: 5000 };
+  const bookOf = (weight: number) => book({ ...payer, Parcels: [{ Weight: weight }] }, key);
+  let weight = 1;
+  let first = await bookOf(weight);
+  while ((await frozenTotal(first.ShipmentId)) % 4 !== 2) {
+    weight += 1;
+    expect(weight, 'no weight gives a net ≡ 2 mod 4 øre').toBeLessThan(60);
+    first = await bookOf(weight);
+  }
+  const second = await bookOf(weight);
+  await pickUp(first, ['2026-12-01T09:30:00']);
+  await pickUp(second, ['2026-12-01T09:31:00']);
+  now = new Date('2026-12-02T09:00:00Z');
+  const invoice = json<RunBody>(await run('2026-12-01')).Invoices.find((i) => i.CustomerNr === '5000');
+  const vatOf = async (invoiceNr: number | undefined, shipmentId: string) => {
+    const [line] = await ctx.database.db
+      .select()
+      .from(invoiceShipments)
+      .where(sql`invoice_nr = ${invoiceNr} and shipment_id = ${shipmentId}`);
+    return (line?.lines ?? []).map((l) => l.VatOre);
+  };
+  for (const shipment of [first, second]) {
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: '/admin/invoicing/credit-notes',
+      headers: bearer(ADMIN_KEY),
+      payload: { InvoiceNr: invoice?.InvoiceNr, ShipmentIds: [shipment.ShipmentId] },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const note = json<{ InvoiceNr: number }>(res).InvoiceNr;
+    const charged = await vatOf(invoice?.InvoiceNr, shipment.ShipmentId);
+    expect(await vatOf(note, shipment.ShipmentId)).toEqual(charged.map((v) => 0 - v));
+  }
+  const [charged, credited] = await Promise.all([
+    ctx.database.db.select().from(invoices).where(sql`invoice_nr = ${invoice?.InvoiceNr}`),
+    ctx.database.db.select().from(invoices).where(sql`credits_invoice_nr = ${invoice?.InvoiceNr}`),
+  ]);
+  expect(credited.reduce((t, i) => t + i.totalOre, 0)).toBe(-(charged[0]?.totalOre ?? 0));
 });

@@ -11,8 +11,8 @@ import type { InvoicingDeps, IssuedInvoice, RunResult } from './deps';
 import { PAYMENT_TERMS_DAYS } from './deps';
 import { dateField, kr, midnight, sum } from './format';
 import { createInvoicingStore } from './store';
-import type { InvoicedShipmentFacts, invoiceShipments } from './tables';
-import { allocateVat, atRate, type UntaxedLine, vatPercentOf } from './vat';
+import type { InvoicedCostLine, InvoicedShipmentFacts, invoiceShipments } from './tables';
+import { allocateVat, atRate, vatPercentOf } from './vat';
 
 /** Issuing invoices: the invoicing run and credit notes, each one transaction on the number lock. */
 
@@ -91,7 +91,10 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
     };
   }
 
-  /** Writes one invoice (or credit note) with its shipment lines and its `invoice.issued` event. */
+  /**
+   * Writes one invoice (or credit note) with its shipment lines, their VAT already shared out, and
+   * its `invoice.issued` event.
+   */
   async function issue(
     tx: Tx,
     invoice: {
@@ -104,13 +107,11 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
       invoiceDate: string;
       nokPerEur: string | null;
     },
-    untaxed: (Omit<typeof invoiceShipments.$inferInsert, 'invoiceNr' | 'lineNr' | 'isCredit' | 'lines'> & {
-      lines: UntaxedLine[];
+    lines: (Omit<typeof invoiceShipments.$inferInsert, 'invoiceNr' | 'lineNr' | 'isCredit' | 'lines'> & {
+      lines: InvoicedCostLine[];
     })[],
   ): Promise<IssuedInvoice> {
     const store = createInvoicingStore(tx);
-    const taxed = allocateVat(untaxed.map((l) => l.lines));
-    const lines = untaxed.map((l, i) => ({ ...l, lines: taxed[i] ?? [] }));
     const totalOre = lines.reduce((t, l) => t + l.totalOre, 0);
     const kid = kidOf(invoice.invoiceNr);
     const dueDate = addDays(invoice.invoiceDate, PAYMENT_TERMS_DAYS);
@@ -210,11 +211,12 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
             });
           }
           last += 1;
+          const taxed = allocateVat(lines.map((l) => l.lines));
           issued.push(
             await issue(
               tx,
               { invoiceNr: last, runId, customerNr, isCredit: false, invoiceDate, nokPerEur },
-              lines,
+              lines.map((l, i) => ({ ...l, lines: taxed[i] ?? [] })),
             ),
           );
         }
@@ -273,8 +275,9 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
           .filter((l) => wanted.has(l.shipmentId))
           .map(({ invoiceNr: _n, lineNr: _l, isCredit: _c, ...l }) => ({
             ...l,
-            // `0 -`: a zero amount stays 0, not −0. The credit note's VAT is its own (issue() computes it).
-            lines: l.lines.map(({ VatOre: _vat, ...c }) => ({ ...c, AmountOre: 0 - c.AmountOre })),
+            // `0 -`: a zero amount stays 0, not −0. Each line's VAT is the invoice's negated, not shared
+            // out again: crediting shipments one by one then gives back exactly what was charged.
+            lines: l.lines.map((c) => ({ ...c, AmountOre: 0 - c.AmountOre, VatOre: 0 - c.VatOre })),
             totalOre: -l.totalOre,
           }));
         const runId = await store.insertRun('credit_note', null);
