@@ -40,6 +40,7 @@ export const requestLogPlugin = fp(async (app: FastifyInstance, opts: { requestL
         at: new Date(Date.now() - reply.elapsedTime),
         keyId: account.keyId,
         customerNrs: [...account.customerNrs],
+        scopes: [...account.scopes],
         credential: bearerCredential(request.headers.authorization),
         method: request.method,
         url: request.url,

@@ -20,6 +20,26 @@ const TOO_DEEP = `[nested deeper than ${MAX_JSON_DEPTH} levels]`;
 
 const isSecretName = (name: string) => SECRET_NAME.test(name);
 
+/**
+ * A webhook's custom headers exist to carry the target's credentials, under any name
+ * (`Ocp-Apim-Subscription-Key`, `X-Auth`…): every value is a secret, the names stay readable.
+ */
+const HEADER_MAP = /^customheaders$/i;
+
+function redactHeaderValues(value: unknown): unknown {
+  let map = value;
+  if (typeof value === 'string') {
+    try {
+      map = JSON.parse(value);
+    } catch {
+      return REDACTED;
+    }
+  }
+  if (map === null || typeof map !== 'object' || Array.isArray(map)) return value === null ? null : REDACTED;
+  const names = Object.fromEntries(Object.keys(map).map((name) => [name, REDACTED]));
+  return typeof value === 'string' ? JSON.stringify(names) : names;
+}
+
 const redactText = (text: string) => text.replace(CREDENTIAL_IN_TEXT, `$1 ${REDACTED}`);
 
 /**
@@ -34,7 +54,11 @@ function redactValue(value: unknown, depth = 0): unknown {
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value))
-      out[k] = isSecretName(k) ? REDACTED : redactValue(v, depth + 1);
+      out[k] = isSecretName(k)
+        ? REDACTED
+        : HEADER_MAP.test(k)
+          ? redactHeaderValues(v)
+          : redactValue(v, depth + 1);
     return out;
   }
   if (typeof value === 'string') {

@@ -31,12 +31,39 @@ describe('a body that is a JSON scalar', () => {
 describe('JSON text inside a string value', () => {
   test('has its secrets redacted', () => {
     const stored = store({
-      customHeaders: JSON.stringify({ 'X-Api-Key': 'k-4711', Note: 'Basic dXNlcjpw' }),
+      settings: JSON.stringify({ 'X-Api-Key': 'k-4711', Note: 'Basic dXNlcjpw' }),
     });
-    expect(JSON.parse(JSON.parse(stored ?? '').customHeaders)).toEqual({
+    expect(JSON.parse(JSON.parse(stored ?? '').settings)).toEqual({
       'X-Api-Key': '[redacted]',
       Note: 'Basic [redacted]',
     });
+  });
+
+  test('a webhook’s custom headers keep their names and lose every value, whatever the name', () => {
+    const headers = {
+      'Ocp-Apim-Subscription-Key': 'SUBKEYVAL2',
+      'X-Auth': 'XAUTHVAL3',
+      Accept: 'text/plain',
+    };
+    const asText = JSON.parse(store({ customHeaders: JSON.stringify(headers) }) ?? '');
+    expect(JSON.parse(asText.customHeaders)).toEqual({
+      'Ocp-Apim-Subscription-Key': '[redacted]',
+      'X-Auth': '[redacted]',
+      Accept: '[redacted]',
+    });
+    // Any case of the name, as an object too (a response's record), and null stays null.
+    const asObject = JSON.parse(store([{ CustomHeaders: headers }, { customHeaders: null }]) ?? '');
+    expect(asObject).toEqual([
+      {
+        CustomHeaders: {
+          'Ocp-Apim-Subscription-Key': '[redacted]',
+          'X-Auth': '[redacted]',
+          Accept: '[redacted]',
+        },
+      },
+      { customHeaders: null },
+    ]);
+    expect(store({ customHeaders: 'not json SUBKEYVAL2' })).toBe('{"customHeaders":"[redacted]"}');
   });
 
   test('is walked as part of the body, no deeper than a body may nest', () => {

@@ -26,7 +26,7 @@ beforeAll(async () => {
   ctx = await buildTestApp({ env: { KOLLI_WEBHOOK_ALLOW_PRIVATE: '1' } });
   key1000 = await ctx.keyFor({ customerNrs: ['1000'], scopes: ['webhooks', 'price', 'shipments'] });
   key2000 = await ctx.keyFor({ customerNrs: ['2000'], scopes: ['webhooks', 'price', 'shipments'] });
-  keyBoth = await ctx.keyFor({ customerNrs: ['1000', '2000'], scopes: ['shipments'] });
+  keyBoth = await ctx.keyFor({ customerNrs: ['1000', '2000'], scopes: ['webhooks', 'price', 'shipments'] });
 });
 afterAll(() => ctx.close());
 
@@ -122,6 +122,17 @@ describe('tenancy', () => {
     // The administrator sees everything.
     expect((await log(ADMIN_KEY)).Entries.length).toBe(both.Entries.length);
   });
+
+  test('another key of the customer sees a request only when it holds every scope of the key that made it', async () => {
+    const priceOnly = await ctx.keyFor({ customerNrs: ['1000'], scopes: ['price'] });
+    const path = '/v1/Shipment/70900010000000018/events';
+    await ctx.app.inject({ url: path, headers: bearer(key1000) });
+    await ctx.app.inject({ url: path, headers: bearer(priceOnly) }); // 403: its own, it sees it
+    const seen = await log(priceOnly);
+    expect(seen.Entries.map((e) => [e.Path, e.Status])).toEqual([[path, 403]]);
+    // The key that made the others, holding every scope of the price-only key, sees that one too.
+    expect((await log(key1000)).Entries.some((e) => e.Status === 403 && e.Path === path)).toBe(true);
+  });
 });
 
 describe('filters and paging', () => {
@@ -168,6 +179,7 @@ describe('retention', () => {
           at,
           keyId,
           customerNrs: ['1000'],
+          scopes: ['booking'],
           credential: undefined,
           method: 'GET',
           url,
@@ -218,6 +230,7 @@ describe('settings and failures', () => {
       at: new Date(),
       keyId: 'key_unstorable',
       customerNrs: ['1000'],
+      scopes: ['booking'],
       credential: undefined,
       method: 'POST',
       url: '/v1/unstorable',

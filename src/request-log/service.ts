@@ -20,6 +20,8 @@ export interface CapturedRequest {
   at: Date;
   keyId: string;
   customerNrs: string[];
+  /** The scopes of the key that made it (what another key must hold to see it). */
+  scopes: string[];
   /** The caller's own credential, redacted wherever it appears. */
   credential: string | undefined;
   method: string;
@@ -112,6 +114,7 @@ export function createRequestLogService(deps: RequestLogDeps) {
       at: c.at,
       keyId: c.keyId,
       customerNrs: c.customerNrs,
+      scopes: c.scopes,
       method: c.method,
       url: redactUrl(c.url, known),
       status: c.status,
@@ -169,7 +172,9 @@ export function createRequestLogService(deps: RequestLogDeps) {
       await flush();
       const limit = filter.Limit ?? 50;
       const rows = await store.list({
-        visibleTo: isAdmin(account) ? null : { keyId: account.keyId, customerNrs: [...account.customerNrs] },
+        visibleTo: isAdmin(account)
+          ? null
+          : { keyId: account.keyId, customerNrs: [...account.customerNrs], scopes: [...account.scopes] },
         ...(filter.Status ? { status: statusRange(filter.Status) } : {}),
         ...(filter.Path ? { path: filter.Path } : {}),
         ...(filter.Method ? { method: filter.Method } : {}),

@@ -8,7 +8,7 @@ export type NewRequestLogRow = typeof requestLog.$inferInsert;
 
 export interface RequestLogQuery {
   /** Null for an administrator, who sees every row. */
-  visibleTo: { keyId: string; customerNrs: string[] } | null;
+  visibleTo: { keyId: string; customerNrs: string[]; scopes: string[] } | null;
   /** An exact status, or a class as [from, to). */
   status?: { from: number; to: number };
   /** Part of the path, any case. */
@@ -18,6 +18,12 @@ export interface RequestLogQuery {
   before?: number;
   limit: number;
 }
+
+const textArray = (values: readonly string[]) =>
+  sql`array[${sql.join(
+    values.map((v) => sql`${v}`),
+    sql`, `,
+  )}]::text[]`;
 
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
@@ -57,16 +63,16 @@ export function createRequestLogStore(db: DbOrTx) {
       const where: (SQL | undefined)[] = [];
       if (q.visibleTo) {
         // A row is the caller's when its key is the caller's, or when every customer it was made for
-        // is one the caller acts for: a key for customers A and B does not show A's key B's requests.
-        const nrs = q.visibleTo.customerNrs;
+        // is one the caller acts for (a key for customers A and B does not show A's key B's
+        // requests) and the caller holds every scope of the key that made it (a price-only key does
+        // not read the invoice reports another key fetched).
+        const { customerNrs: nrs, scopes } = q.visibleTo;
         where.push(
           or(
             eq(requestLog.keyId, q.visibleTo.keyId),
             nrs.length > 0
-              ? sql`(cardinality(${requestLog.customerNrs}) > 0 and ${requestLog.customerNrs} <@ ${sql`array[${sql.join(
-                  nrs.map((n) => sql`${n}`),
-                  sql`, `,
-                )}]::text[]`})`
+              ? sql`(cardinality(${requestLog.customerNrs}) > 0 and ${requestLog.customerNrs} <@ ${textArray(nrs)}
+                     and ${requestLog.scopes} <@ ${textArray(scopes)})`
               : undefined,
           ),
         );

@@ -13,6 +13,12 @@ export const requestLog = pgTable(
     keyId: text('key_id').notNull(),
     /** The customer numbers the key acts for when the request was made: the tenancy of the row. */
     customerNrs: text('customer_nrs').array().notNull(),
+    /**
+     * The scopes of the key that made the request: another key of the customer sees the row only
+     * when it holds every one of them, so the log never shows what the viewer's scopes forbid.
+     * Null on rows from before it was kept: those only their own key sees.
+     */
+    scopes: text('scopes').array(),
     method: text('method').notNull(),
     /** Path and query, as sent, with secret query parameters redacted. */
     url: text('url').notNull(),
