@@ -10,7 +10,8 @@ const quote = (s) => `'${String(s).replace(/'/g, "'\\''")}'`;
 export function curlOf(entry, origin = location.origin) {
   const parts = [
     `curl -X ${entry.Method} ${quote(origin + entry.Path)}`,
-    `-H 'Authorization: Bearer $KOLLI_API_KEY'`,
+    // Double quotes, so the shell puts the key in when the command is run.
+    `-H "Authorization: Bearer $KOLLI_API_KEY"`,
   ];
   if (entry.RequestContentType) parts.push(`-H ${quote(`Content-Type: ${entry.RequestContentType}`)}`);
   if (entry.RequestBody) parts.push(`--data-raw ${quote(entry.RequestBody)}`);

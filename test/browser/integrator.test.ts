@@ -96,7 +96,7 @@ describe.skipIf(!hasChromium)('portal: the integrator’s path and tenancy', () 
     expect(await entry.locator('pre.response').textContent()).toContain('RecipientZip');
     const curl = (await entry.locator('pre.curl').textContent()) ?? '';
     expect(curl).toContain(`curl -X POST '${base}/Shipment/Update'`);
-    expect(curl).toContain('$KOLLI_API_KEY');
+    expect(curl).toContain('-H "Authorization: Bearer $KOLLI_API_KEY"'); // the shell expands it
     expect(curl).not.toContain(key);
     await screenshot(page, 'request-log');
     await expectAccessible(page, 'request log');
