@@ -4601,7 +4601,7 @@ export interface operations {
                         Split: boolean;
                         /** @description Extension: the VAT on NetShipping, as on the invoice. */
                         VatKr: string;
-                        /** @description Extension: the VAT rate of the shipment, `25` (domestic) or `0` (to or from abroad, exempt). */
+                        /** @description Extension: the VAT rate of the shipment, `25` (domestic) or `0` (to or from outside the VAT area: abroad, Svalbard, Jan Mayen; exempt). */
                         VatPercent: string;
                         VolumeDm3: string;
                         Waybillnr: string;
@@ -7156,7 +7156,7 @@ export interface operations {
                         TotalFreightPriceInclVat: number;
                         /** @description Extension: the VAT on TotalFreightPrice (the sum of the lines’ VatKr). */
                         VatKr: number;
-                        /** @description Extension: the VAT rate of the shipment, 25 (domestic) or 0 (to or from abroad, exempt). */
+                        /** @description Extension: the VAT rate of the shipment, 25 (domestic) or 0 (to or from outside the VAT area: abroad, Svalbard, Jan Mayen; exempt). */
                         VatPercent: number;
                         VolumeDm3: number;
                     }[];
@@ -8691,7 +8691,7 @@ export interface operations {
                         Units: number;
                         /** @description Extension: the VAT on TotalFreightPrice (the sum of the lines’ VatKr). */
                         VatKr: number;
-                        /** @description Extension: the VAT rate of the shipment, 25 (domestic) or 0 (to or from abroad, exempt). */
+                        /** @description Extension: the VAT rate of the shipment, 25 (domestic) or 0 (to or from outside the VAT area: abroad, Svalbard, Jan Mayen; exempt). */
                         VatPercent: number;
                         VolumeDm3: number;
                     }[];
@@ -8834,7 +8834,7 @@ export interface operations {
                         Units: number;
                         /** @description Extension: the VAT on TotalFreightPrice (the sum of the lines’ VatKr). */
                         VatKr: number;
-                        /** @description Extension: the VAT rate of the shipment, 25 (domestic) or 0 (to or from abroad, exempt). */
+                        /** @description Extension: the VAT rate of the shipment, 25 (domestic) or 0 (to or from outside the VAT area: abroad, Svalbard, Jan Mayen; exempt). */
                         VatPercent: number;
                         VolumeDm3: number;
                     }[];
@@ -8981,7 +8981,7 @@ export interface operations {
                         Units: number;
                         /** @description Extension: the VAT on TotalFreightPrice (the sum of the lines’ VatKr). */
                         VatKr: number;
-                        /** @description Extension: the VAT rate of the shipment, 25 (domestic) or 0 (to or from abroad, exempt). */
+                        /** @description Extension: the VAT rate of the shipment, 25 (domestic) or 0 (to or from outside the VAT area: abroad, Svalbard, Jan Mayen; exempt). */
                         VatPercent: number;
                         VolumeDm3: number;
                     }[];

@@ -659,3 +659,23 @@ test('credit notes negate each line’s VAT as invoiced: shipment by shipment, n
   ]);
   expect(credited.reduce((t, i) => t + i.totalOre, 0)).toBe(-(charged[0]?.totalOre ?? 0));
 });
+
+test('freight to Svalbard is exempt from VAT: Norwegian postal codes, outside the VAT area', async () => {
+  now = new Date('2026-12-03T10:00:00Z');
+  const toLongyearbyen = await book({
+    RecipientZip: '9170',
+    RecipientPlace: 'LONGYEARBYEN',
+    Parcels: [{ Weight: 5 }],
+  });
+  const toTromso = await book({ RecipientZip: '9008', RecipientPlace: 'TROMSØ', Parcels: [{ Weight: 5 }] });
+  await pickUp(toLongyearbyen, ['2026-12-03T10:30:00']);
+  await pickUp(toTromso, ['2026-12-03T10:31:00']);
+  now = new Date('2026-12-04T09:00:00Z');
+  expect((await run('2026-12-03')).statusCode).toBe(201);
+  const vatOf = async (id: string) => {
+    const [line] = await ctx.database.db.select().from(invoiceShipments).where(sql`shipment_id = ${id}`);
+    return (line?.lines ?? []).map((l) => [l.VatPercent, l.VatOre > 0]);
+  };
+  expect(new Set((await vatOf(toLongyearbyen.ShipmentId)).map(String))).toEqual(new Set(['0,false']));
+  expect(new Set((await vatOf(toTromso.ShipmentId)).map(String))).toEqual(new Set(['25,true']));
+});

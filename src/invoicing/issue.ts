@@ -19,6 +19,10 @@ import { allocateVat, atRate, vatPercentOf } from './vat';
 /** A picked-up shipment waiting to be invoiced: booking's read model, parcels summed. */
 type Invoiceable = Awaited<ReturnType<InvoicingDeps['booking']['invoiceable']>>[number];
 
+/** What an invoice needs of a postal code: its terminal and its county. */
+type Place = { terminal: string | null; countyCode: string | null };
+const NOWHERE: Place = { terminal: null, countyCode: null };
+
 /** A 120×80 cm pallet's floor, in cm². */
 const PALLET_CM2 = 120 * 80;
 
@@ -30,7 +34,7 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
   async function factsOf(
     s: Invoiceable,
     rules: CatalogRules,
-    terminalOf: (zip: string | null) => Promise<string | null>,
+    placeOf: (zip: string | null) => Promise<Place>,
   ) {
     const a = s.addresses;
     const recipient = a.Recipient ?? EMPTY_ADDRESS;
@@ -60,21 +64,31 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
       DeliveryDate: s.deliveryDate,
       Split: s.parcels.split,
     };
+    const [pickup, delivery] = [await placeOf(facts.PickupZip), await placeOf(facts.DeliveryZip)];
     return {
       facts,
-      pickupTerminal: await terminalOf(facts.PickupZip),
-      deliveryTerminal: await terminalOf(facts.DeliveryZip),
+      pickupTerminal: pickup.terminal,
+      deliveryTerminal: delivery.terminal,
+      vatPercent: vatPercentOf(
+        { country: facts.PickupCountry, countyCode: pickup.countyCode },
+        { country: facts.DeliveryCountry, countyCode: delivery.countyCode },
+      ),
     };
   }
 
-  /** Zip → serving terminal, looked up once per zip within one run's transaction. */
-  function terminalLookup(tx: Tx) {
-    const cache = new Map<string, Promise<string | null>>();
-    return (zip: string | null) => {
-      if (!zip) return Promise.resolve(null);
+  /**
+   * Zip → serving terminal and county (the VAT area), looked up once per zip within one run's
+   * transaction. A foreign zip finds nothing in the Norwegian register, as it should.
+   */
+  function placeLookup(tx: Tx) {
+    const cache = new Map<string, Promise<Place>>();
+    return (zip: string | null): Promise<Place> => {
+      if (!zip) return Promise.resolve(NOWHERE);
       let hit = cache.get(zip);
       if (!hit) {
-        hit = deps.postalCodes.find(zip, tx).then((row) => row?.terminal ?? null);
+        hit = deps.postalCodes
+          .find(zip, tx)
+          .then((row) => ({ terminal: row?.terminal ?? null, countyCode: row?.countyCode ?? null }));
         cache.set(zip, hit);
       }
       return hit;
@@ -187,17 +201,18 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
           list.push({ role: payer.role, shipment: s });
           byPayer.set(payer.customerNr, list);
         }
-        const terminalOf = terminalLookup(tx);
+        const placeOf = placeLookup(tx);
         const issued: IssuedInvoice[] = [];
         const payers = [...byPayer.keys()].sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
         for (const customerNr of payers) {
           const lines = [];
           for (const { role, shipment } of byPayer.get(customerNr) ?? []) {
-            const { facts, pickupTerminal, deliveryTerminal } = await factsOf(shipment, rules, terminalOf);
-            const costLines = atRate(
-              shipment.price.Lines,
-              vatPercentOf(facts.PickupCountry, facts.DeliveryCountry),
+            const { facts, pickupTerminal, deliveryTerminal, vatPercent } = await factsOf(
+              shipment,
+              rules,
+              placeOf,
             );
+            const costLines = atRate(shipment.price.Lines, vatPercent);
             lines.push({
               shipmentId: shipment.id,
               payerCustomerNr: customerNr,

@@ -42,7 +42,7 @@ export const InvoiceReportV1 = Type.Object({
   NetShipping: Type.String(),
   VatPercent: Type.String({
     description:
-      'Extension: the VAT rate of the shipment, `25` (domestic) or `0` (to or from abroad, exempt).',
+      'Extension: the VAT rate of the shipment, `25` (domestic) or `0` (to or from outside the VAT area: abroad, Svalbard, Jan Mayen; exempt).',
   }),
   VatKr: Type.String({ description: 'Extension: the VAT on NetShipping, as on the invoice.' }),
   NetShippingInclVat: Type.String({ description: 'Extension: NetShipping plus VatKr.' }),
@@ -85,7 +85,8 @@ export const InvoiceReportV2 = Type.Object({
   VolumeDm3: Dec,
   TotalFreightPrice: Dec,
   VatPercent: Type.Number({
-    description: 'Extension: the VAT rate of the shipment, 25 (domestic) or 0 (to or from abroad, exempt).',
+    description:
+      'Extension: the VAT rate of the shipment, 25 (domestic) or 0 (to or from outside the VAT area: abroad, Svalbard, Jan Mayen; exempt).',
   }),
   VatKr: Type.Number({
     description: 'Extension: the VAT on TotalFreightPrice (the sum of the lines’ VatKr).',

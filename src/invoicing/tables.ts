@@ -78,7 +78,7 @@ export interface InvoicedCostLine {
   Description: string;
   /** Excluding VAT. */
   AmountOre: number;
-  /** 25 (domestic) or 0 (exempt: transport to or from abroad). */
+  /** 25 (domestic) or 0 (exempt: transport to or from outside the VAT area). */
   VatPercent: number;
   VatOre: number;
 }

@@ -5,9 +5,12 @@ import type { InvoicedCostLine } from './tables';
  * The VAT rule of invoices, the one place VAT is computed (docs/invoicing.md, "VAT").
  *
  * - Freight of goods within Norway: the general rate (alminnelig sats), 25 %.
- * - Transport of goods directly to or from a place outside Norway, and the services that go with it
- *   (clearance, duty handling): exempt, merverdiavgiftsloven § 6-28 (transporttjenester), first and
- *   third paragraph. The rate is 0 % and the invoice says why.
+ * - Transport of goods directly to or from a place outside the Norwegian VAT area, and the services
+ *   that go with it (clearance, duty handling): exempt, merverdiavgiftsloven § 6-28
+ *   (transporttjenester), first and third paragraph. The rate is 0 % and the invoice says why.
+ *   Outside the VAT area are other countries, and Svalbard and Jan Mayen (the act does not apply
+ *   there, § 1-2), though their postal codes are Norwegian.
+
  *
  * The VAT of each rate is computed once per invoice (or credit note) on the rate's basis, rounded
  * half-up to the øre (half away from zero for credit notes), and then shared out over the cost lines
@@ -19,15 +22,27 @@ import type { InvoicedCostLine } from './tables';
 export const DOMESTIC_VAT_PERCENT = 25;
 export const EXEMPT_VAT_PERCENT = 0;
 
-/** Why an international shipment carries no VAT, as the invoice states it. */
+/** Why a shipment to or from outside the VAT area carries no VAT, as the invoice states it. */
 export const EXPORT_EXEMPTION_NO =
-  'Fritatt for merverdiavgift, merverdiavgiftsloven § 6-28 (transport av varer direkte til eller fra utlandet)';
-export const EXPORT_EXEMPTION_EN = 'Exempt from VAT: transport of goods to or from abroad';
+  'Fritatt for merverdiavgift, merverdiavgiftsloven § 6-28 (transport av varer direkte til eller fra et sted utenfor merverdiavgiftsområdet)';
+export const EXPORT_EXEMPTION_EN =
+  'Exempt from VAT: transport of goods to or from a place outside the Norwegian VAT area';
 
-/** The VAT rate of a shipment from its pickup and delivery countries (ISO alpha-2; null is Norway). */
-export function vatPercentOf(fromCountry: string | null | undefined, toCountry: string | null | undefined) {
-  const domestic = (fromCountry ?? 'NO') === 'NO' && (toCountry ?? 'NO') === 'NO';
-  return domestic ? DOMESTIC_VAT_PERCENT : EXEMPT_VAT_PERCENT;
+/** Counties of the postal register outside the VAT area: Svalbard (21) and Jan Mayen (22). */
+const OUTSIDE_VAT_AREA_COUNTIES: ReadonlySet<string> = new Set(['21', '22']);
+
+/** Where a shipment is picked up or delivered: its country (ISO alpha-2; null is Norway) and, in Norway, its county. */
+export interface VatPlace {
+  country: string | null | undefined;
+  countyCode?: string | null;
+}
+
+const inVatArea = (p: VatPlace) =>
+  (p.country ?? 'NO') === 'NO' && !OUTSIDE_VAT_AREA_COUNTIES.has(p.countyCode ?? '');
+
+/** The VAT rate of a shipment from where it is picked up and delivered. */
+export function vatPercentOf(from: VatPlace, to: VatPlace) {
+  return inVatArea(from) && inVatArea(to) ? DOMESTIC_VAT_PERCENT : EXEMPT_VAT_PERCENT;
 }
 
 /** A cost line with its VAT rate, before the invoice's VAT is shared out over its lines. */

@@ -8,11 +8,16 @@ const line = (AmountOre: number, CostTypeCode = 'FREIGHT') => ({
 });
 
 describe('the VAT rule', () => {
-  test('domestic freight is 25 %; to or from abroad is exempt (0 %)', () => {
-    expect(vatPercentOf('NO', 'NO')).toBe(25);
-    expect(vatPercentOf(null, undefined)).toBe(25);
-    expect(vatPercentOf('NO', 'SE')).toBe(0);
-    expect(vatPercentOf('DE', 'NO')).toBe(0);
+  test('freight within the VAT area is 25 %; to or from outside it (abroad, Svalbard, Jan Mayen) is exempt (0 %)', () => {
+    const at = (country: string | null | undefined, countyCode?: string) => ({ country, countyCode });
+    expect(vatPercentOf(at('NO', '03'), at('NO', '46'))).toBe(25);
+    expect(vatPercentOf(at(null), at(undefined))).toBe(25);
+    expect(vatPercentOf(at('NO'), at('SE'))).toBe(0);
+    expect(vatPercentOf(at('DE'), at('NO'))).toBe(0);
+    // Svalbard (21) and Jan Mayen (22) are outside the VAT area, to, from and within.
+    expect(vatPercentOf(at('NO', '03'), at('NO', '21'))).toBe(0);
+    expect(vatPercentOf(at('NO', '22'), at('NO', '03'))).toBe(0);
+    expect(vatPercentOf(at('NO', '21'), at('NO', '21'))).toBe(0);
   });
 
   test('per rate on the invoice: the basis times the rate, rounded half-up, shared out by largest remainder', () => {
