@@ -450,6 +450,15 @@ describe('an invoicing run', () => {
     });
     expect(again.statusCode).toBe(400);
     expect(Object.keys(json<{ errors: object }>(again).errors)).toContain('ShipmentIds');
+    // An empty list is a mistake, not "the whole invoice".
+    const empty = await ctx.app.inject({
+      method: 'POST',
+      url: '/admin/invoicing/credit-notes',
+      headers: bearer(ADMIN_KEY),
+      payload: { InvoiceNr: first.Invoices[1]?.InvoiceNr, ShipmentIds: [] },
+    });
+    expect(empty.statusCode).toBe(400);
+    expect(json<{ errors: Record<string, string[]> }>(empty).errors.ShipmentIds?.[0]).toMatch(/at least 1/);
     const unknown = await ctx.app.inject({
       method: 'POST',
       url: '/admin/invoicing/credit-notes',

@@ -268,7 +268,7 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
         v.check('InvoiceNr', !original.isCredit, 'A credit note cannot itself be credited.');
         const lines = await store.linesOf(original.invoiceNr);
         const credited = await store.creditedShipments(original.invoiceNr);
-        const wanted = input.ShipmentIds?.length
+        const wanted = input.ShipmentIds
           ? new Set(input.ShipmentIds)
           : new Set(lines.map((l) => l.shipmentId));
         (input.ShipmentIds ?? []).forEach((id, i) => {

@@ -176,7 +176,10 @@ export const RunResponse = Type.Object({ RunId: Type.Integer(), Invoices: Type.A
 
 export const CreditNoteRequest = Type.Object({
   InvoiceNr: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
-  ShipmentIds: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 35 }), { maxItems: 10_000 })),
+  // Left out, every shipment of the invoice; an empty list is a mistake, not "all" (400).
+  ShipmentIds: Type.Optional(
+    Type.Array(Type.String({ minLength: 1, maxLength: 35 }), { minItems: 1, maxItems: 10_000 }),
+  ),
   Reason: Type.Optional(Type.String({ maxLength: 500 })),
 });
 export const CreditNoteResponse = Issued;
