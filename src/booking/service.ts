@@ -167,6 +167,9 @@ export function createBookingService(deps: BookingDeps) {
     /** Picked-up shipments up to `toDate` that no invoice carried yet, in the run's transaction. */
     invoiceable: (tx: DbOrTx, toDate: string) => createBookingReadStore(tx).invoiceable(toDate),
 
+    /** The Oslo date of each given shipment's first delivery, for those delivered (invoice reports). */
+    deliveredOn: (ids: readonly string[]) => createBookingReadStore(db).deliveredOn(ids),
+
     /** Marks shipments as invoiced, in the run's transaction. */
     markInvoiced: (tx: DbOrTx, ids: string[]) => createBookingReadStore(tx).markInvoiced(ids),
 

@@ -17,8 +17,11 @@ export const PAYER_ROLES: readonly PayerRole[] = ['S', 'M', 'F'];
 
 export interface InvoicingDeps {
   db: Db;
-  /** The shipments to invoice (booking's read model, with pickups and deliveries), and marking them invoiced. */
-  booking: Pick<BookingService, 'invoiceable' | 'markInvoiced'>;
+  /**
+   * The shipments to invoice (booking's read model, with pickups and deliveries), marking them
+   * invoiced, and their deliveries since (the reports show the actual delivery date).
+   */
+  booking: Pick<BookingService, 'invoiceable' | 'markInvoiced' | 'deliveredOn'>;
   catalog: CatalogService;
   customers: CustomerService;
   postalCodes: PostalCodeService;

@@ -688,3 +688,42 @@ test('freight to Svalbard is exempt from VAT: Norwegian postal codes, outside th
   expect(new Set((await vatOf(toLongyearbyen.ShipmentId)).map(String))).toEqual(new Set(['0,false']));
   expect(new Set((await vatOf(toTromso.ShipmentId)).map(String))).toEqual(new Set(['25,true']));
 });
+
+test('the reports show the actual delivery date once the shipment is delivered after its invoice', async () => {
+  now = new Date('2026-12-07T08:00:00Z'); // Monday
+  const booked = await book({ Parcels: [{ Weight: 3 }] });
+  await pickUp(booked, ['2026-12-07T08:30:00']);
+  now = new Date('2026-12-08T07:00:00Z');
+  expect((await run('2026-12-07')).statusCode).toBe(201);
+  const query = 'Customernr=1000&Payer=S&FromPickupDate=2026-12-07&ToPickupDate=2026-12-07';
+  const dateIn = async (url: string) =>
+    json<{ ShipmentNr?: string; Waybillnr?: string; DeliveryDate: string | null }[]>(await get(url)).find(
+      (r) => (r.ShipmentNr ?? r.Waybillnr) === booked.ShipmentId,
+    )?.DeliveryDate;
+  // Planned for the next working day, delivered a day later.
+  expect(await dateIn(`/v2/Invoice/GetInvoiceReport?${query}`)).toBe('2026-12-08T00:00:00');
+  now = new Date('2026-12-09T08:00:00Z');
+  const scans = await ctx.app.inject({
+    method: 'POST',
+    url: '/ops/scans',
+    headers: bearer(opsKey),
+    payload: {
+      Events: [
+        {
+          EventId: 'inv-delivered',
+          ParcelId: booked.ParcelIds[0],
+          EventType: 'Delivered',
+          Time: '2026-12-09T08:30:00',
+        },
+      ],
+    },
+  });
+  expect(json<{ Results: { Status: string }[] }>(scans).Results[0]?.Status).toBe('accepted');
+  for (const url of [
+    `/v2/Invoice/GetInvoiceReport?${query}`,
+    `/v1/InvoiceGetInvoiceReport?${query}`,
+    `/v3/Invoice/GetInvoiceReport?${query}`,
+  ]) {
+    expect(await dateIn(url), url).toBe('2026-12-09T00:00:00');
+  }
+});

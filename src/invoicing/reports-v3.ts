@@ -7,6 +7,7 @@ import {
   invoiceOfCustomer,
   type ReportQuery,
   v2Record,
+  withDeliveries,
 } from './reports';
 import { createInvoicingStore, type InvoiceRow, type InvoiceShipmentRow } from './store';
 
@@ -31,14 +32,14 @@ function v3Record(line: InvoiceShipmentRow, invoice: InvoiceRow) {
   };
 }
 
-export function createInvoiceReportsV3({ db }: Pick<InvoicingDeps, 'db'>) {
+export function createInvoiceReportsV3({ db, booking }: Pick<InvoicingDeps, 'db' | 'booking'>) {
   return {
     /** `GET /v3/InvoiceGetInvoiceReport` and `/v3/Invoice/GetInvoiceReport`: the v2 query, v3 records. */
     async reportV3(account: Account, q: ReportQuery) {
       const { customerNr, role, from, to } = checkReportQuery(q);
       assertCanActFor(account, customerNr);
       const rows = await createInvoicingStore(db).reportLines({ customerNr, role, from, to });
-      return rows.map(({ line, invoice }) => v3Record(line, invoice));
+      return (await withDeliveries(booking, rows)).map(({ line, invoice }) => v3Record(line, invoice));
     },
 
     /**
@@ -48,7 +49,12 @@ export function createInvoiceReportsV3({ db }: Pick<InvoicingDeps, 'db'>) {
      */
     async reportV3ByInvoice(account: Account, q: InvoiceQuery) {
       const found = await invoiceOfCustomer(db, account, q);
-      return found ? found.lines.map((line) => v3Record(line, found.invoice)) : [];
+      if (!found) return [];
+      const rows = await withDeliveries(
+        booking,
+        found.lines.map((line) => ({ line })),
+      );
+      return rows.map(({ line }) => v3Record(line, found.invoice));
     },
   };
 }

@@ -16,6 +16,22 @@ import { vatSum } from './vat';
 
 /** The invoice reports (v1, v2), the invoice details and the invoice document, read from issued invoices. */
 
+/**
+ * The lines as the reports show them: with the shipment's actual delivery date once it has one. The
+ * figures stay as invoiced; the delivery date is no figure, and a run comes long before most
+ * deliveries, so the frozen one is nearly always the plan (the invoice document keeps it as issued).
+ */
+export async function withDeliveries<R extends { line: InvoiceShipmentRow }>(
+  booking: InvoicingDeps['booking'],
+  rows: R[],
+): Promise<R[]> {
+  const delivered = await booking.deliveredOn(rows.map((r) => r.line.shipmentId));
+  return rows.map((r) => {
+    const date = delivered.get(r.line.shipmentId);
+    return date ? { ...r, line: { ...r.line, facts: { ...r.line.facts, DeliveryDate: date } } } : r;
+  });
+}
+
 function interval(
   fromField: string,
   from: string | undefined,
@@ -139,20 +155,27 @@ export function v2Record(line: InvoiceShipmentRow, invoice: InvoiceRow) {
   };
 }
 
-export function createInvoiceReports({ db, seller }: Pick<InvoicingDeps, 'db' | 'seller'>) {
+export function createInvoiceReports({
+  db,
+  seller,
+  booking,
+}: Pick<InvoicingDeps, 'db' | 'seller' | 'booking'>) {
   return {
     /** `GET /v1/InvoiceGetInvoiceReport`: one record per invoiced shipment of the payer in its role. */
     async reportV1(account: Account, q: ReportQuery) {
       const { customerNr, role, from, to } = checkReportQuery(q);
       assertCanActFor(account, customerNr);
-      const rows = await createInvoicingStore(db).reportLines({
-        customerNr,
-        role,
-        from,
-        to,
-        pickupTerminal: q.PickupTerminal?.trim() || undefined,
-        deliveryTerminal: q.DeliveryTerminal?.trim() || undefined,
-      });
+      const rows = await withDeliveries(
+        booking,
+        await createInvoicingStore(db).reportLines({
+          customerNr,
+          role,
+          from,
+          to,
+          pickupTerminal: q.PickupTerminal?.trim() || undefined,
+          deliveryTerminal: q.DeliveryTerminal?.trim() || undefined,
+        }),
+      );
       return rows.map(({ line, invoice }) => {
         const f = line.facts;
         const details = Object.fromEntries(V1_COST_FIELDS.map((k) => [k, 0])) as Record<V1CostField, number>;
@@ -209,7 +232,7 @@ export function createInvoiceReports({ db, seller }: Pick<InvoicingDeps, 'db' | 
       const { customerNr, role, from, to } = checkReportQuery(q);
       assertCanActFor(account, customerNr);
       const rows = await createInvoicingStore(db).reportLines({ customerNr, role, from, to });
-      return rows.map(({ line, invoice }) => v2Record(line, invoice));
+      return (await withDeliveries(booking, rows)).map(({ line, invoice }) => v2Record(line, invoice));
     },
 
     /**

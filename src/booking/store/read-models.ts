@@ -117,6 +117,19 @@ export function createBookingReadStore(db: DbOrTx) {
       return rows.flatMap((r) => (r.price ? [{ ...r, price: r.price, parcels: sumsOf(r.parcels) }] : []));
     },
 
+    /** The Oslo date of each given shipment's first delivery, for those delivered. */
+    async deliveredOn(ids: readonly string[]): Promise<Map<string, string>> {
+      if (ids.length === 0) return new Map();
+      const rows = await db
+        .select({
+          id: shipments.id,
+          date: sql<string>`((${shipments.deliveredAt} at time zone 'Europe/Oslo')::date)::text`,
+        })
+        .from(shipments)
+        .where(and(inArray(shipments.id, [...new Set(ids)]), sql`${shipments.deliveredAt} is not null`));
+      return new Map(rows.map((r) => [r.id, r.date]));
+    },
+
     /** Marks shipments as carried by an invoice: no later run selects them again. */
     async markInvoiced(ids: string[]): Promise<void> {
       if (ids.length === 0) return;
