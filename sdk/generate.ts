@@ -1,6 +1,6 @@
 // The generated part of the SDK: TypeScript types of every path, operation and schema of the
 // OpenAPI document (openapi-typescript). `npm run sdk:generate` writes it from the document the app
-// serves; src/http/sdk.test.ts fails when the committed file differs from what it would write.
+// serves; test/sdk.test.ts fails when the committed file differs from what it would write.
 import openapiTS, { astToString } from 'openapi-typescript';
 
 export const GENERATED_FILE = 'sdk/src/schema.d.ts';

@@ -172,6 +172,14 @@ describe('what the hand-written layer adds', () => {
       true,
     );
     expect(seen.some((s) => s.includes(created.Key))).toBe(false);
+    // A wrong secret fails with the server's OAuth explanation, not a bare status.
+    const refused = createKolliClient({
+      baseUrl,
+      clientCredentials: { clientId: created.Id, clientSecret: 'not-the-secret' },
+    });
+    await expect(refused.GET('/v1/Webhooks')).rejects.toSatisfy(
+      (e) => e instanceof KolliError && e.status === 401 && /client id or secret/i.test(e.message),
+    );
   });
 
   test('429/503 are retried after Retry-After with the same Idempotency-Key', async () => {

@@ -1,5 +1,5 @@
 import createClient, { type Client } from 'openapi-fetch';
-import type { components, operations, paths } from './schema';
+import type { components, operations, paths } from './schema.js';
 
 /**
  * Kolli's TypeScript SDK: the generated types (`./schema`, from the OpenAPI document) used by
@@ -42,7 +42,10 @@ export class KolliError extends Error {
     const fields = Object.entries(problem?.errors ?? {}).map(
       ([field, messages]) => `${field}: ${messages.join(' ')}`,
     );
-    super([problem?.detail ?? problem?.title ?? text ?? `HTTP ${status}`, ...fields].join(' '));
+    // The token endpoint answers as OAuth does (RFC 6749 §5.2), not as a problem document.
+    const oauth = problem as { error?: string; error_description?: string } | null;
+    const message = problem?.detail ?? problem?.title ?? oauth?.error_description ?? oauth?.error ?? text;
+    super([message ?? `HTTP ${status}`, ...fields].join(' '));
     this.name = 'KolliError';
   }
 
