@@ -5,6 +5,8 @@ import { field, h, saveBlob, table } from '../dom.js';
 import { day, kr, num, today } from '../format.js';
 
 const VAT = /vat|mva/i;
+/** The invoice details' VAT fields, as the page heads them. */
+const VAT_LABELS = { VatPercent: 'Mva-sats', VatKr: 'Mva' };
 
 async function invoicePage(main, session, nr) {
   const lines = await api('/v1/Invoice/GetInvoiceDetails', {
@@ -44,7 +46,7 @@ async function invoicePage(main, session, nr) {
         { label: 'Kolli', num: true },
         { label: 'Vekt (kg)', num: true },
         { label: 'Beløp', num: true },
-        ...vatKeys.map((k) => ({ label: k, num: true })),
+        ...vatKeys.map((k) => ({ label: VAT_LABELS[k] ?? k, num: true })),
       ],
       lines.map((l) =>
         h(
@@ -62,7 +64,11 @@ async function invoicePage(main, session, nr) {
             h(
               'td',
               { class: 'num' },
-              typeof l[k] === 'number' || /^-?\d/.test(l[k] ?? '') ? kr(l[k]) : String(l[k] ?? ''),
+              /percent/i.test(k)
+                ? `${num(l[k])} %`
+                : typeof l[k] === 'number' || /^-?\d/.test(l[k] ?? '')
+                  ? kr(l[k])
+                  : String(l[k] ?? ''),
             ),
           ),
         ),

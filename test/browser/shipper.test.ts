@@ -93,6 +93,10 @@ describe.skipIf(!hasChromium)('portal: the shipper’s path', () => {
     // One line per cost of the shipment (freight, additions), each naming it.
     await page.getByRole('link', { name: shipmentId }).first().waitFor();
     expect(await page.getByTestId('invoice-net').textContent()).toMatch(/kr/);
+    // The VAT rate as a percentage under a Norwegian head, not as money under the field's name.
+    await page.getByRole('columnheader', { name: 'Mva-sats' }).waitFor();
+    expect(await page.getByRole('cell', { name: /^25 %$/ }).count()).toBeGreaterThan(0);
+    expect(await page.getByRole('cell', { name: /^25,00 kr$/ }).count()).toBe(0);
     const [invoicePdf] = await Promise.all([
       page.waitForEvent('download'),
       page.getByRole('button', { name: 'Last ned PDF' }).click(),
