@@ -59,6 +59,7 @@ function signInPage(main) {
     e.preventDefault();
     message.textContent = '';
     setError(key, null);
+    setError(customer, null);
     try {
       const credential = keyId.value.trim()
         ? await token(keyId.value.trim(), key.value.trim())
@@ -69,14 +70,21 @@ function signInPage(main) {
       location.hash = '#/book';
       render();
     } catch (err) {
+      const status = err instanceof ApiError ? err.status : 0;
       const text =
-        err instanceof ApiError && err.status === 401
+        status === 401
           ? 'Nøkkelen er ikke gyldig.'
-          : err instanceof ApiError && err.status === 403
+          : status === 403
             ? 'Nøkkelen kan ikke handle for dette kundenummeret.'
-            : err.message;
+            : status === 400 || status === 404
+              ? 'Kundenummeret finnes ikke.'
+              : err.message;
       message.textContent = text;
-      setError(key, text);
+      // Under the field it is about: the key's refusal under the key, the customer's under the number.
+      setError(
+        status === 401 ? key : status === 403 || status === 400 || status === 404 ? customer : key,
+        text,
+      );
     }
   });
   main.replaceChildren(form);

@@ -44,10 +44,12 @@ export async function shipmentPage(main, { session, params }) {
     parcels = await api(`/v2/Shipment/${encodeURIComponent(id)}`);
   } catch (err) {
     if (err instanceof ApiError && (err.status === 404 || err.status === 400 || err.status === 403)) {
-      main.replaceChildren(
-        h('h1', {}, 'Sending'),
-        h('p', { role: 'alert' }, `Fant ingen sending ${id} for denne kontoen.`),
-      );
+      // A key without the scope is told so: the shipment may well exist.
+      const text =
+        err.status === 403
+          ? `Denne nøkkelen har ikke tilgang til å lese sendinger (${err.message}).`
+          : `Fant ingen sending ${id} for denne kontoen.`;
+      main.replaceChildren(h('h1', {}, 'Sending'), h('p', { role: 'alert' }, text));
       return;
     }
     throw err;
@@ -56,6 +58,8 @@ export async function shipmentPage(main, { session, params }) {
   const timeline = h('ol', { class: 'timeline', 'aria-label': 'Statushistorikk' });
   const price = h('div', { class: 'panel', 'data-testid': 'price' });
   const preview = h('div');
+
+  let invoicesHidden = false;
 
   async function drawTimeline() {
     const tracking = await api(`/v1/Shipment/${id}/events`);
@@ -84,7 +88,11 @@ export async function shipmentPage(main, { session, params }) {
         FromPickupDate: first.PickupDate.slice(0, 10),
         ToPickupDate: today(1),
       },
-    }).catch(() => []);
+    }).catch((err) => {
+      // Without the invoice scope nothing can be said of the invoice: not "not invoiced yet".
+      if (err instanceof ApiError && err.status === 403) invoicesHidden = true;
+      return [];
+    });
     const line = report.find((r) => r.Waybillnr === id || r.ShipmentNr === id);
     if (line) {
       price.replaceChildren(
@@ -110,8 +118,10 @@ export async function shipmentPage(main, { session, params }) {
         'p',
         {},
         booked
-          ? `${kr(booked.Total)} eks. mva (${booked.Quote ? 'beregnet etter avtalen; ikke booket ennå' : 'booket pris; ikke fakturert ennå'})`
-          : 'Ikke fakturert ennå.',
+          ? `${kr(booked.Total)} eks. mva (${booked.Quote ? 'beregnet etter avtalen; ikke booket ennå' : invoicesHidden ? 'booket pris; denne nøkkelen har ikke tilgang til fakturaer' : 'booket pris; ikke fakturert ennå'})`
+          : invoicesHidden
+            ? 'Denne nøkkelen har ikke tilgang til fakturaer.'
+            : 'Ikke fakturert ennå.',
       ),
     );
   }

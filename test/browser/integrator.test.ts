@@ -112,6 +112,34 @@ describe.skipIf(!hasChromium)('portal: the integrator’s path and tenancy', () 
     await expectAccessible(page, 'API keys');
   }, 180_000);
 
+  test('a key without a scope is told so, not that the shipment or its invoice is missing', async () => {
+    const { page, base } = p;
+    const full = await p.ctx.keyFor({ customerNrs: ['1000'], scopes: [...SCOPES] });
+    const booked = await p.ctx.app.inject({
+      method: 'POST',
+      url: '/Shipment/Update',
+      headers: bearer(full),
+      payload: osloBergenBooking(),
+    });
+    expect(booked.statusCode, booked.body).toBe(201);
+    const id = booked.json().ShipmentId as string;
+    // Booking and shipments, no invoices: the booked price is shown without "not invoiced yet".
+    await page.evaluate('sessionStorage.clear()');
+    await signIn(
+      page,
+      base,
+      await p.ctx.keyFor({ customerNrs: ['1000'], scopes: ['booking', 'shipments', 'price'] }),
+    );
+    await page.goto(`${base}/portal/#/shipment/${id}`);
+    await page.getByText('denne nøkkelen har ikke tilgang til fakturaer').waitFor();
+    expect(await page.getByTestId('price').textContent()).not.toContain('ikke fakturert ennå');
+    // Booking alone: the shipment page says the key may not read shipments.
+    await page.evaluate('sessionStorage.clear()');
+    await signIn(page, base, await p.ctx.keyFor({ customerNrs: ['1000'], scopes: ['booking'] }));
+    await page.goto(`${base}/portal/#/shipment/${id}`);
+    await page.getByText('Denne nøkkelen har ikke tilgang til å lese sendinger').waitFor();
+  }, 120_000);
+
   test("another customer's shipment, webhook and requests stay invisible", async () => {
     const { page, base } = p;
     const other = await p.ctx.keyFor({ customerNrs: ['2000'], scopes: [...SCOPES] });
@@ -161,6 +189,9 @@ describe.skipIf(!hasChromium)('portal: the integrator’s path and tenancy', () 
     await page.getByLabel('API-nøkkel').fill(key);
     await page.getByRole('button', { name: 'Logg inn' }).click();
     await page.getByText('Nøkkelen kan ikke handle for dette kundenummeret.').first().waitFor();
+    // Said under the customer number, the field it is about.
+    expect(await page.getByLabel('Kundenummer').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByLabel('API-nøkkel').getAttribute('aria-invalid')).toBeNull();
     await screenshot(page, 'sign-in');
     await expectAccessible(page, 'sign-in');
   }, 120_000);
