@@ -9,14 +9,14 @@ const EVENT_NAMES = {
   ArrivedAtTerminal: 'Ankommet terminal',
   OutForDelivery: 'Ute for levering',
   Delivered: 'Levert',
+  DeliveryFailed: 'Levering mislyktes',
+  ReturnedToSender: 'Returnert til avsender',
 };
+/** `ParcelStatus` is the booking's state (CONTRACT §2); once scanned, the latest scan says more. */
 const STATUS = {
   0: 'Kladd',
   1: 'Klar for publisering',
   2: 'Booket',
-  3: 'Hentet',
-  4: 'Levert',
-  9: 'Kansellert',
 };
 
 let sandbox;
@@ -60,12 +60,19 @@ export async function shipmentPage(main, { session, params }) {
   const preview = h('div');
 
   let invoicesHidden = false;
+  const status = h(
+    'dd',
+    { 'data-testid': 'status' },
+    STATUS[first.ParcelStatus] ?? String(first.ParcelStatus),
+  );
 
   async function drawTimeline() {
     const tracking = await api(`/v1/Shipment/${id}/events`);
     const events = tracking.Parcels.flatMap((p) =>
       p.Events.map((e) => ({ ...e, ParcelId: p.ParcelId })),
     ).sort((a, b) => (a.Time < b.Time ? -1 : 1));
+    const latest = events.at(-1);
+    if (latest) status.textContent = EVENT_NAMES[latest.EventType] ?? latest.EventType;
     timeline.replaceChildren(
       h('li', {}, h('strong', {}, 'Booket'), ` – hentedato ${day(first.PickupDate)}`),
       ...events.map((e) =>
@@ -186,7 +193,7 @@ export async function shipmentPage(main, { session, params }) {
       'dl',
       { class: 'panel' },
       h('dt', {}, 'Status'),
-      h('dd', {}, STATUS[first.ParcelStatus] ?? String(first.ParcelStatus)),
+      status,
       h('dt', {}, 'Produkt'),
       h(
         'dd',

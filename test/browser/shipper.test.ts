@@ -64,9 +64,12 @@ describe.skipIf(!hasChromium)('portal: the shipper’s path', () => {
     // The sandbox moves it on: picked up, at the terminal, out for delivery, delivered.
     const advance = page.getByRole('button', { name: /Flytt videre/ });
     const timeline = page.getByRole('list', { name: 'Statushistorikk' });
+    expect(await page.getByTestId('status').textContent()).toBe('Booket');
     for (const step of ['Hentet', 'Ankommet terminal', 'Ute for levering', 'Levert']) {
       await advance.click();
       await expect.poll(() => timeline.textContent()).toContain(step);
+      // The status is the latest scan's.
+      await expect.poll(() => page.getByTestId('status').textContent()).toBe(step);
     }
     await screenshot(page, 'shipment');
     await expectAccessible(page, 'shipment');
