@@ -727,3 +727,16 @@ test('the reports show the actual delivery date once the shipment is delivered a
     expect(await dateIn(url), url).toBe('2026-12-09T00:00:00');
   }
 });
+
+test('a Customernr with leading zeros is the same customer, as the spec types it an integer', async () => {
+  const invoiceNr = first.Invoices[0]?.InvoiceNr;
+  const plain = await get(`/v1/Invoice/GetInvoiceDetails?Customernr=1000&Invoicenr=${invoiceNr}`);
+  const padded = await get(`/v1/Invoice/GetInvoiceDetails?Customernr=01000&Invoicenr=${invoiceNr}`);
+  expect(padded.statusCode, padded.body).toBe(200);
+  expect(json<unknown[]>(plain).length).toBeGreaterThan(0);
+  expect(padded.body).toBe(plain.body);
+  const query = 'Payer=S&FromPickupDate=2026-11-01&ToPickupDate=2026-11-30';
+  expect((await get(`/v2/Invoice/GetInvoiceReport?Customernr=001000&${query}`)).body).toBe(
+    (await get(`/v2/Invoice/GetInvoiceReport?Customernr=1000&${query}`)).body,
+  );
+});

@@ -51,10 +51,11 @@ function interval(
   return { from: a ?? '', to: b ?? '' };
 }
 
+/** A customer number the spec types as an integer: `01000` is customer 1000 (no number has a leading zero). */
 function customerNrField(field: string, value: string | number | undefined, v: Violations): string {
   const text = value === undefined ? '' : String(value).trim();
   v.check(field, /^\d{1,10}$/.test(text), `The ${field} field must be a customer number (1–10 digits).`);
-  return text;
+  return text.replace(/^0+(?=\d)/, '');
 }
 
 export interface ReportQuery {
