@@ -740,3 +740,24 @@ test('a Customernr with leading zeros is the same customer, as the spec types it
     (await get(`/v2/Invoice/GetInvoiceReport?Customernr=1000&${query}`)).body,
   );
 });
+
+test('a refused report query lists every broken rule at once, the schema’s and the report’s', async () => {
+  const errorsOf = async (url: string) => {
+    const res = await get(url);
+    expect(res.statusCode, res.body).toBe(400);
+    return Object.keys(json<{ errors: Record<string, string[]> }>(res).errors).sort();
+  };
+  for (const path of [
+    '/v2/Invoice/GetInvoiceReport',
+    '/v1/InvoiceGetInvoiceReport',
+    '/v3/Invoice/GetInvoiceReport',
+  ]) {
+    // ToPickupDate is missing (the schema's), Customernr and Payer break the report's rules.
+    expect(await errorsOf(`${path}?Customernr=abc&Payer=Z&FromPickupDate=2026-11-01`), path).toEqual([
+      'Customernr',
+      'Payer',
+      'ToPickupDate',
+    ]);
+  }
+  expect(await errorsOf('/v1/Invoice/GetInvoiceDetails?Customernr=abc')).toEqual(['Customernr', 'Invoicenr']);
+});

@@ -84,11 +84,8 @@ export type InvoiceQuery = { Customernr?: string | number; Invoicenr?: string | 
  * The invoice a by-invoice read asks for, with its lines, when the customer pays it; null for an
  * invoice that does not exist or that another customer pays (those reads answer an empty array).
  */
-export async function invoiceOfCustomer(
-  db: InvoicingDeps['db'],
-  account: Account,
-  q: InvoiceQuery,
-): Promise<{ invoice: InvoiceRow; lines: InvoiceShipmentRow[] } | null> {
+/** The rules of a by-invoice query: a customer number and an invoice number. */
+export function checkInvoiceQuery(q: InvoiceQuery) {
   const v = new Violations();
   const customerNr = customerNrField('Customernr', q.Customernr, v);
   const invoiceText = q.Invoicenr === undefined ? '' : String(q.Invoicenr).trim();
@@ -98,9 +95,18 @@ export async function invoiceOfCustomer(
     'The Invoicenr field must be an invoice number (an integer).',
   );
   v.throwIfAny();
+  return { customerNr, invoiceNr: Number(invoiceText) };
+}
+
+export async function invoiceOfCustomer(
+  db: InvoicingDeps['db'],
+  account: Account,
+  q: InvoiceQuery,
+): Promise<{ invoice: InvoiceRow; lines: InvoiceShipmentRow[] } | null> {
+  const { customerNr, invoiceNr } = checkInvoiceQuery(q);
   assertCanActFor(account, customerNr);
   const store = createInvoicingStore(db);
-  const invoice = await store.invoice(Number(invoiceText));
+  const invoice = await store.invoice(invoiceNr);
   if (!invoice || invoice.customerNr !== customerNr) return null;
   return { invoice, lines: await store.linesOf(invoice.invoiceNr) };
 }

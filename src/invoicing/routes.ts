@@ -5,6 +5,12 @@ import { answeredNotModified, contentTag } from '../http/conditional';
 import { authErrors, problemResponses } from '../http/schemas';
 import { renderInvoicePdf } from './pdf';
 import {
+  checkInvoiceQuery,
+  checkReportQuery,
+  type InvoiceQuery,
+  type ReportQuery as ReportParams,
+} from './reports';
+import {
   CreditNoteRequest,
   CreditNoteResponse,
   DetailsQuery,
@@ -25,11 +31,26 @@ export const invoicingRoutes: FastifyPluginAsyncTypebox<{ invoicing: InvoicingSe
 ) => {
   const tags = ['Invoices'];
   const config = { scope: 'invoice' as const };
+  // The reads' rules also judge what the schema accepted of a refused query, so one 400 lists all.
+  const reportConfig = {
+    ...config,
+    queryRules: async (_request: unknown, query: unknown) => {
+      checkReportQuery(query as ReportParams);
+      return {};
+    },
+  };
+  const invoiceConfig = {
+    ...config,
+    queryRules: async (_request: unknown, query: unknown) => {
+      checkInvoiceQuery(query as InvoiceQuery);
+      return {};
+    },
+  };
 
   app.get(
     '/v1/InvoiceGetInvoiceReport',
     {
-      config,
+      config: reportConfig,
       schema: {
         tags,
         summary: 'Invoiced shipments of a payer (v1 record)',
@@ -45,7 +66,7 @@ export const invoicingRoutes: FastifyPluginAsyncTypebox<{ invoicing: InvoicingSe
   app.get(
     '/v2/Invoice/GetInvoiceReport',
     {
-      config,
+      config: reportConfig,
       schema: {
         tags,
         summary: 'Invoiced shipments of a payer (v2 record)',
@@ -61,7 +82,7 @@ export const invoicingRoutes: FastifyPluginAsyncTypebox<{ invoicing: InvoicingSe
     app.get(
       url,
       {
-        config,
+        config: reportConfig,
         schema: {
           tags,
           summary:
@@ -81,7 +102,7 @@ export const invoicingRoutes: FastifyPluginAsyncTypebox<{ invoicing: InvoicingSe
   app.get(
     '/v3/Invoice/GetInvoiceReportByInvoicenr',
     {
-      config,
+      config: invoiceConfig,
       schema: {
         tags,
         summary: 'The shipments of one invoice (v3 record)',
@@ -97,7 +118,7 @@ export const invoicingRoutes: FastifyPluginAsyncTypebox<{ invoicing: InvoicingSe
   app.get(
     '/v1/Invoice/GetInvoiceDetails',
     {
-      config,
+      config: invoiceConfig,
       schema: {
         tags,
         summary: 'The lines of one invoice',
