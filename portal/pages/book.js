@@ -85,11 +85,18 @@ export async function bookPage(main, { session }) {
     });
   }
 
+  // Each quote asked is numbered: an answer to an older question never replaces a newer one's.
+  let asked = 0;
   async function updateQuote() {
+    const ask = ++asked;
     const from = c.PickupZip.value;
     const to = c.RecipientZip.value;
     const kg = decimal(c.Weight.value);
-    if (!/^\d{4}$/.test(from) || !/^\d{4}$/.test(to) || !(kg > 0)) return;
+    if (!/^\d{4}$/.test(from) || !/^\d{4}$/.test(to) || !(kg > 0)) {
+      // No question to ask: no price from an earlier one stays on show.
+      quote.replaceChildren();
+      return;
+    }
     try {
       const parcel = {
         weight: kg,
@@ -114,6 +121,7 @@ export async function bookPage(main, { session }) {
           query: { productCode: c.ProductCode.value, fromZip: from, toZip: to },
         }),
       ]);
+      if (ask !== asked) return;
       quote.replaceChildren(
         h('h2', {}, 'Pris og levering'),
         h('p', {}, 'Pris eks. mva: ', h('strong', { 'data-testid': 'quote-total' }, kr(price.Total))),
@@ -129,7 +137,7 @@ export async function bookPage(main, { session }) {
         h('p', {}, `Mulige leveringsdager: ${plan.DeliveryDates.map(day).join(', ')}`),
       );
     } catch (err) {
-      quote.replaceChildren(h('p', {}, `Ingen pris: ${err.message}`));
+      if (ask === asked) quote.replaceChildren(h('p', {}, `Ingen pris: ${err.message}`));
     }
   }
   const refresh = debounce(updateQuote, 300);

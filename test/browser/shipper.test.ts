@@ -31,6 +31,13 @@ describe.skipIf(!hasChromium)('portal: the shipper’s path', () => {
     await page.getByLabel('Vekt (kg)').fill('12,5');
     await page.getByTestId('quote-total').waitFor();
     expect(await page.getByTestId('quote-total').textContent()).toMatch(/kr/);
+    // A weight cleared takes the price away with it; given again, the price comes back.
+    const weight = page.getByLabel('Vekt (kg)').first();
+    const kilos = await weight.inputValue();
+    await weight.fill('');
+    await page.getByTestId('quote-total').waitFor({ state: 'detached' });
+    await weight.fill(kilos);
+    await page.getByTestId('quote-total').waitFor();
     await expect.poll(() => page.locator('#quote').textContent()).toContain('tidligst levert');
     await screenshot(page, 'book');
 
