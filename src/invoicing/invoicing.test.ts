@@ -54,7 +54,8 @@ async function book(over: Record<string, unknown> = {}, key = senderKey): Promis
   return json<Booked>(res);
 }
 
-async function pickUp(b: Booked, times: string[]) {
+/** Scans every parcel of `b` (the i-th at `times[i]`, else the first time); each must be accepted. */
+async function scan(b: Booked, EventType: string, times: string[]) {
   const res = await ctx.app.inject({
     method: 'POST',
     url: '/ops/scans',
@@ -63,7 +64,7 @@ async function pickUp(b: Booked, times: string[]) {
       Events: b.ParcelIds.map((p, i) => ({
         EventId: `inv-${++scanSeq}`,
         ParcelId: p,
-        EventType: 'PickedUp',
+        EventType,
         Time: times[i] ?? times[0],
       })),
     },
@@ -73,6 +74,8 @@ async function pickUp(b: Booked, times: string[]) {
     true,
   );
 }
+
+const pickUp = (b: Booked, times: string[]) => scan(b, 'PickedUp', times);
 
 const run = (ToDate: unknown) =>
   ctx.app.inject({
@@ -703,22 +706,7 @@ test('the reports show the actual delivery date once the shipment is delivered a
   // Planned for the next working day, delivered a day later.
   expect(await dateIn(`/v2/Invoice/GetInvoiceReport?${query}`)).toBe('2026-12-08T00:00:00');
   now = new Date('2026-12-09T08:00:00Z');
-  const scans = await ctx.app.inject({
-    method: 'POST',
-    url: '/ops/scans',
-    headers: bearer(opsKey),
-    payload: {
-      Events: [
-        {
-          EventId: 'inv-delivered',
-          ParcelId: booked.ParcelIds[0],
-          EventType: 'Delivered',
-          Time: '2026-12-09T08:30:00',
-        },
-      ],
-    },
-  });
-  expect(json<{ Results: { Status: string }[] }>(scans).Results[0]?.Status).toBe('accepted');
+  await scan(booked, 'Delivered', ['2026-12-09T08:30:00']);
   for (const url of [
     `/v2/Invoice/GetInvoiceReport?${query}`,
     `/v1/InvoiceGetInvoiceReport?${query}`,

@@ -80,10 +80,6 @@ export function checkReportQuery(q: ReportQuery) {
 /** `Customernr` and `Invoicenr` of the by-invoice reads (details, v3 by invoice number). */
 export type InvoiceQuery = { Customernr?: string | number; Invoicenr?: string | number };
 
-/**
- * The invoice a by-invoice read asks for, with its lines, when the customer pays it; null for an
- * invoice that does not exist or that another customer pays (those reads answer an empty array).
- */
 /** The rules of a by-invoice query: a customer number and an invoice number. */
 export function checkInvoiceQuery(q: InvoiceQuery) {
   const v = new Violations();
@@ -98,6 +94,10 @@ export function checkInvoiceQuery(q: InvoiceQuery) {
   return { customerNr, invoiceNr: Number(invoiceText) };
 }
 
+/**
+ * The invoice a by-invoice read asks for, with its lines, when the customer pays it; null for an
+ * invoice that does not exist or that another customer pays (those reads answer an empty array).
+ */
 export async function invoiceOfCustomer(
   db: InvoicingDeps['db'],
   account: Account,

@@ -31,21 +31,17 @@ export const invoicingRoutes: FastifyPluginAsyncTypebox<{ invoicing: InvoicingSe
 ) => {
   const tags = ['Invoices'];
   const config = { scope: 'invoice' as const };
-  // The reads' rules also judge what the schema accepted of a refused query, so one 400 lists all.
-  const reportConfig = {
+  // The reads' rules also judge what the schema accepted of a refused query, so one 400 lists all
+  // (they report by throwing, as the reads themselves do).
+  const withRules = <Q>(check: (query: Q) => unknown) => ({
     ...config,
     queryRules: async (_request: unknown, query: unknown) => {
-      checkReportQuery(query as ReportParams);
+      check(query as Q);
       return {};
     },
-  };
-  const invoiceConfig = {
-    ...config,
-    queryRules: async (_request: unknown, query: unknown) => {
-      checkInvoiceQuery(query as InvoiceQuery);
-      return {};
-    },
-  };
+  });
+  const reportConfig = withRules<ReportParams>(checkReportQuery);
+  const invoiceConfig = withRules<InvoiceQuery>(checkInvoiceQuery);
 
   app.get(
     '/v1/InvoiceGetInvoiceReport',

@@ -10,7 +10,6 @@ import type { InvoicedCostLine } from './tables';
  *   (transporttjenester), first and third paragraph. The rate is 0 % and the invoice says why.
  *   Outside the VAT area are other countries, and Svalbard and Jan Mayen (the act does not apply
  *   there, § 1-2), though their postal codes are Norwegian.
-
  *
  * The VAT of each rate is computed once per invoice (or credit note) on the rate's basis, rounded
  * half-up to the øre (half away from zero for credit notes), and then shared out over the cost lines

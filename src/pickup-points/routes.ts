@@ -1,12 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { authErrors, problemResponses } from '../http/schemas';
-import { NearestQuery, PickupPointImportSchema, PickupPointSchema } from './schemas';
+import { NearestQuery, type PickupPointImport, PickupPointImportSchema, PickupPointSchema } from './schemas';
 import { DEFAULT_LIMIT, type PickupPointService } from './service';
 
 const tags = ['Pickup points'];
-
-const isObject = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object';
 
 export const pickupPointRoutes: FastifyPluginAsyncTypebox<{ pickupPoints: PickupPointService }> = async (
   app,
@@ -51,11 +49,11 @@ export const pickupPointRoutes: FastifyPluginAsyncTypebox<{ pickupPoints: Pickup
     {
       config: {
         scope: 'admin' as const,
-        // The import's rules on the points the schema accepted, so one 400 lists both (http/domain-rules.ts).
+        // The import's rules on the points the schema accepted, so one 400 lists both: a refused
+        // point stands as {} in the list (http/domain-rules.ts `withoutRefused`).
         domainRules: async (_request, body) => {
-          const points = (body as { PickupPoints?: unknown } | null)?.PickupPoints;
-          if (Array.isArray(points))
-            await pickupPoints.checkImport(points.map((p) => (isObject(p) ? p : {})));
+          const points = (body as Partial<PickupPointImport> | null)?.PickupPoints;
+          if (Array.isArray(points)) await pickupPoints.checkImport(points);
           return {};
         },
       },

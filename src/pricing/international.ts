@@ -11,6 +11,7 @@ import {
   type ProductFacts,
   type ServiceFacts,
 } from './measures';
+import { DANGEROUS_GOODS_SERVICE } from './tariff';
 
 /** The international engine: EUR prices by the foreign country's zone, converted to the asked currency. */
 
@@ -70,9 +71,6 @@ export function categoryOf(origin: string, destination: string): ShipmentCategor
   if (destination === 'NO') return 'import';
   return null;
 }
-
-/** The service priced internationally as the `Fees.DangerousGoods` fee, not from `Services`. */
-export const DANGEROUS_GOODS_SERVICE = '12';
 
 /**
  * Prices an international shipment in EUR by the foreign country's zone and chargeable weight

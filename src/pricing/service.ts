@@ -86,12 +86,6 @@ export function createPricingService(deps: PricingDeps) {
      */
     prepare,
 
-    ...createTariffAdmin({
-      db,
-      catalog: deps.catalog,
-      terminals: deps.terminals,
-      tariffs,
-      rates,
-    }),
+    ...createTariffAdmin({ db, catalog: deps.catalog, terminals: deps.terminals, tariffs, rates }),
   };
 }

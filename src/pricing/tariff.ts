@@ -2,7 +2,6 @@ import countries from 'i18n-iso-countries';
 import { type Static, Type } from 'typebox';
 import { Violations } from '../lib/errors';
 import { parseAmount, parseKgAsGrams, parsePercentAsBasisPoints } from '../lib/units';
-import { DANGEROUS_GOODS_SERVICE } from './international';
 
 /**
  * The tariff document: the JSON format of `data/tariffs/<ValidFrom>.json` and of `PUT /admin/tariffs`,
@@ -313,6 +312,9 @@ export function checkTariffRules(doc: TariffDocument, v: Violations): Violations
   }
   return v;
 }
+
+/** The service priced internationally as the `Fees.DangerousGoods` fee, not from `Services`. */
+export const DANGEROUS_GOODS_SERVICE = '12';
 
 /**
  * What a tariff must be able to price: the terminals of the routing data in force (those the postal

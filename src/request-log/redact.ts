@@ -27,6 +27,7 @@ const isSecretName = (name: string) => SECRET_NAME.test(name);
 const HEADER_MAP = /^customheaders$/i;
 
 function redactHeaderValues(value: unknown): unknown {
+  if (value === null) return null;
   let map = value;
   if (typeof value === 'string') {
     try {
@@ -35,7 +36,7 @@ function redactHeaderValues(value: unknown): unknown {
       return REDACTED;
     }
   }
-  if (map === null || typeof map !== 'object' || Array.isArray(map)) return value === null ? null : REDACTED;
+  if (map === null || typeof map !== 'object' || Array.isArray(map)) return REDACTED;
   const names = Object.fromEntries(Object.keys(map).map((name) => [name, REDACTED]));
   return typeof value === 'string' ? JSON.stringify(names) : names;
 }

@@ -14,6 +14,14 @@ describe.skipIf(!hasChromium)('portal: the integrator’s path and tenancy', () 
   const received: { headers: IncomingHttpHeaders; body: string }[] = [];
   let keyId: string;
   let key: string;
+  /** A booking sent by the integration with key `k` (Oslo to Bergen, as changed by `over`). */
+  const book = (k: string, over: Record<string, unknown> = {}) =>
+    p.ctx.app.inject({
+      method: 'POST',
+      url: '/Shipment/Update',
+      headers: bearer(k),
+      payload: osloBergenBooking(over),
+    });
 
   beforeAll(async () => {
     p = await openPortal();
@@ -70,19 +78,8 @@ describe.skipIf(!hasChromium)('portal: the integrator’s path and tenancy', () 
     await expectAccessible(page, 'webhook deliveries');
 
     // The integration sends a booking the API refuses.
-    const refused = await p.ctx.app.inject({
-      method: 'POST',
-      url: '/Shipment/Update',
-      headers: bearer(key),
-      payload: osloBergenBooking({ RecipientZip: '99999' }),
-    });
-    expect(refused.statusCode).toBe(400);
-    await p.ctx.app.inject({
-      method: 'POST',
-      url: '/Shipment/Update',
-      headers: bearer(key),
-      payload: osloBergenBooking(),
-    });
+    expect((await book(key, { RecipientZip: '99999' })).statusCode).toBe(400);
+    await book(key);
 
     await page.getByRole('link', { name: 'Forespørsler' }).click();
     await page.getByLabel('Status').selectOption('4xx');
@@ -115,12 +112,7 @@ describe.skipIf(!hasChromium)('portal: the integrator’s path and tenancy', () 
   test('a key without a scope is told so, not that the shipment or its invoice is missing', async () => {
     const { page, base } = p;
     const full = await p.ctx.keyFor({ customerNrs: ['1000'], scopes: [...SCOPES] });
-    const booked = await p.ctx.app.inject({
-      method: 'POST',
-      url: '/Shipment/Update',
-      headers: bearer(full),
-      payload: osloBergenBooking(),
-    });
+    const booked = await book(full);
     expect(booked.statusCode, booked.body).toBe(201);
     const id = booked.json().ShipmentId as string;
     // Booking and shipments, no invoices: the booked price is shown without "not invoiced yet".
@@ -143,12 +135,7 @@ describe.skipIf(!hasChromium)('portal: the integrator’s path and tenancy', () 
   test("another customer's shipment, webhook and requests stay invisible", async () => {
     const { page, base } = p;
     const other = await p.ctx.keyFor({ customerNrs: ['2000'], scopes: [...SCOPES] });
-    const booked = await p.ctx.app.inject({
-      method: 'POST',
-      url: '/Shipment/Update',
-      headers: bearer(other),
-      payload: osloBergenBooking({ CustomerId: '2000', SenderReference: 'other-customer-secret-ref' }),
-    });
+    const booked = await book(other, { CustomerId: '2000', SenderReference: 'other-customer-secret-ref' });
     expect(booked.statusCode, booked.body).toBe(201);
     const hook = await p.ctx.app.inject({
       method: 'POST',

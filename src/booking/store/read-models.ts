@@ -23,6 +23,9 @@ const parcelSums = sql<Record<keyof ParcelSums, number | string>>`(
     'pickedParcels', count(${parcels.pickedUpAt}))
   from ${parcels} where ${parcels}.shipment_id = ${shipments}.id)`;
 
+/** The Oslo date of a shipment's first delivery (null before it). */
+const deliveredOsloDate = sql`(${shipments.deliveredAt} at time zone 'Europe/Oslo')::date`;
+
 export interface ParcelSums {
   count: number;
   weightG: number;
@@ -96,9 +99,7 @@ export function createBookingReadStore(db: DbOrTx) {
           addresses: shipments.addresses,
           pickupDate: sql<string>`${shipments.pickupDate}::text`,
           // The actual delivery (first Delivered scan, Oslo date) when there is one, else the planned date.
-          deliveryDate: sql<
-            string | null
-          >`coalesce((${shipments.deliveredAt} at time zone 'Europe/Oslo')::date, ${shipments.deliveryDate})::text`,
+          deliveryDate: sql<string | null>`coalesce(${deliveredOsloDate}, ${shipments.deliveryDate})::text`,
           price: shipments.price,
           parcels: parcelSums,
         })
@@ -123,7 +124,7 @@ export function createBookingReadStore(db: DbOrTx) {
       const rows = await db
         .select({
           id: shipments.id,
-          date: sql<string>`((${shipments.deliveredAt} at time zone 'Europe/Oslo')::date)::text`,
+          date: sql<string>`${deliveredOsloDate}::text`,
         })
         .from(shipments)
         .where(and(inArray(shipments.id, [...new Set(ids)]), sql`${shipments.deliveredAt} is not null`));

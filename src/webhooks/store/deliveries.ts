@@ -123,7 +123,8 @@ export async function claimDue(
   const now = ts(claim.at);
   const notBusy: SQL =
     claim.busyIds.length > 0 ? sql`and h.webhook_id not in (${list(claim.busyIds)})` : sql``;
-  const turn = sql`order by next_attempt_at, event_id nulls first, id`;
+  // A registration's head's place in line: the oldest due first.
+  const turn = sql`next_attempt_at, event_id nulls first, id`;
   return db.transaction(async (tx) => {
     const candidates = rowsOf<{
       id: string;
@@ -182,7 +183,7 @@ export async function claimDue(
         ),
         loads as (
           -- What claiming each head would make of its customer's attempts in flight.
-          select h.*, coalesce(f.n, 0) + row_number() over (partition by h.customer_nr ${turn}) as load
+          select h.*, coalesce(f.n, 0) + row_number() over (partition by h.customer_nr order by ${turn}) as load
             from heads h
             left join flying f on f.customer_nr = h.customer_nr
         )
@@ -191,7 +192,7 @@ export async function claimDue(
           join webhooks w on w.id = d.webhook_id
          where d.id in (select id from loads
                          where load <= ${claim.share}
-                         order by load, next_attempt_at, event_id nulls first, id
+                         order by load, ${turn}
                          limit ${claim.limit})
            and d.status = 'pending' and (d.lease_until is null or d.lease_until <= ${now})
          for update of d skip locked`),
