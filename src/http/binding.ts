@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { formatOslo } from '../lib/oslo-time';
+import { formatOslo, parseZoned } from '../lib/oslo-time';
 
 /**
  * Lenient binding of JSON properties and query parameters, as ASP.NET Core's model binding with its
@@ -38,7 +38,7 @@ export const ZERO_ABSENT = 'x-zero-absent';
 
 /** The JSON number grammar, as `JsonNumberHandling.AllowReadingFromString` reads it from a string. */
 const NUMERIC = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
-const ZONED_DATETIME = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2})?)(?:\.(\d{1,7}))?(Z|[+-]\d{2}:?\d{2})$/i;
+const FRACTION = /\.(\d{1,7})(?:Z|[+-]\d{2}:?\d{2})$/i;
 
 /**
  * A date-time with `Z` or an offset (`2026-11-25T23:00:00.000Z`, `2026-11-26T00:00:00.1234567+01:00`)
@@ -46,12 +46,10 @@ const ZONED_DATETIME = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2})?)(?:\.(\d{1,7}
  * other value unchanged (validation judges it).
  */
 export function toOsloLocal(value: string): string {
-  const m = ZONED_DATETIME.exec(value);
-  if (!m?.[1] || !m[3]) return value;
-  const zone = m[3].toUpperCase() === 'Z' ? 'Z' : m[3].replace(/^([+-]\d{2})(\d{2})$/, '$1:$2');
-  const instant = new Date(`${m[1]}${m[1].length === 16 ? ':00' : ''}${zone}`);
-  if (Number.isNaN(instant.getTime())) return value;
-  return m[2] ? `${formatOslo(instant)}.${m[2]}` : formatOslo(instant);
+  const instant = parseZoned(value);
+  if (!instant) return value;
+  const fraction = FRACTION.exec(value)?.[1];
+  return fraction ? `${formatOslo(instant)}.${fraction}` : formatOslo(instant);
 }
 
 /** Every type a schema admits, through its unions. */

@@ -1,7 +1,6 @@
 import type { Account } from '../auth/access';
 import type { BookingService } from '../booking/service';
 import { DomainError } from '../lib/errors';
-import { formatOslo } from '../lib/oslo-time';
 import type { PostalCodeService } from '../reference-data/postal-codes';
 import type { OperationsService, ScanType } from './service';
 
@@ -36,7 +35,8 @@ export function createSimulator(deps: {
       const terminalOf = async (zip: string | null) =>
         zip ? ((await deps.postalCodes.find(zip))?.terminal ?? undefined) : undefined;
       const terminal = next === 'PickedUp' ? await terminalOf(zipOf(1)) : await terminalOf(zipOf(2));
-      const time = formatOslo(clock());
+      // With its zone: an Oslo local time names two instants once a year.
+      const time = clock().toISOString();
       const results = await deps.operations.recordScans(
         records.map((r) => ({
           EventId: `sandbox-${shipmentId}-${next}-${r.ParcelId}`,
