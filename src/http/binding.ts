@@ -23,6 +23,8 @@ type JsonSchema = {
   anyOf?: JsonSchema[];
   oneOf?: JsonSchema[];
   allOf?: JsonSchema[];
+  additionalProperties?: unknown;
+  patternProperties?: unknown;
   [OSLO_DATETIME]?: boolean;
   [ZERO_ABSENT]?: boolean;
 };
@@ -59,17 +61,34 @@ function typesOf(schema: JsonSchema): Set<string> {
   return new Set([...own, ...branches]);
 }
 
-/** The value binder of a schema that declares no properties or items: numbers, strings, date-times. */
-function scalarBinder(schema: JsonSchema): Binder {
+const BOOLEAN_TEXT = /^\s*(true|false)\s*$/i;
+const BLANK = /^\s+$/;
+
+/**
+ * The value binder of a schema that declares no properties or items: numbers, strings, date-times.
+ * `fromText` (a query string) reads values as ASP.NET reads them from text: `True` is a boolean, and
+ * a number of only spaces is no number (Ajv's coercion would read it as 0).
+ */
+function scalarBinder(schema: JsonSchema, fromText: boolean): Binder {
   const types = typesOf(schema);
-  const numeric = (types.has('number') || types.has('integer')) && !types.has('string');
-  const text = types.has('string') && !types.has('number') && !types.has('integer');
+  const numbers = types.has('number') || types.has('integer');
+  const numeric = numbers && !types.has('string');
   const datetime = schema[OSLO_DATETIME] === true;
-  if (numeric) return (v) => (typeof v === 'string' && NUMERIC.test(v) ? Number(v) : v);
-  if (!text) return identity;
+  if (types.has('string') && !numbers) {
+    return (v) => {
+      if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+      if (datetime && typeof v === 'string') return toOsloLocal(v);
+      return v;
+    };
+  }
+  const blankIsEmpty = fromText && numbers;
+  const booleanText = fromText && types.has('boolean') && !types.has('string');
+  if (!numeric && !blankIsEmpty && !booleanText) return identity;
   return (v) => {
-    if (typeof v === 'number' && Number.isFinite(v)) return String(v);
-    if (datetime && typeof v === 'string') return toOsloLocal(v);
+    if (typeof v !== 'string') return v;
+    if (numeric && NUMERIC.test(v)) return Number(v);
+    if (blankIsEmpty && BLANK.test(v)) return '';
+    if (booleanText && BOOLEAN_TEXT.test(v)) return v.trim().toLowerCase() === 'true';
     return v;
   };
 }
@@ -101,24 +120,32 @@ function itemSchema(schema: JsonSchema): JsonSchema | undefined {
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export function compileBinder(schema: JsonSchema | undefined): Binder {
+export function compileBinder(schema: JsonSchema | undefined, fromText = false): Binder {
   if (!schema || typeof schema !== 'object') return identity;
   const properties = declaredProperties(schema);
   const names = Object.keys(properties);
   const items = itemSchema(schema);
-  const itemBinder = items ? compileBinder(items) : identity;
+  const itemBinder = items ? compileBinder(items, fromText) : identity;
   if (names.length === 0) {
     if (itemBinder !== identity) return (v) => (Array.isArray(v) ? v.map(itemBinder) : v);
-    return items ? identity : scalarBinder(schema);
+    return items ? identity : scalarBinder(schema, fromText);
   }
 
   const canonical = new Map(names.map((n) => [n.toLowerCase(), n]));
+  // A member the schema does not declare is dropped, as System.Text.Json ignores it, so no rule can
+  // read a value validation never saw; a schema that judges extra members (`additionalProperties`)
+  // still gets them.
+  const keepUndeclared = schema.additionalProperties !== undefined || schema.patternProperties !== undefined;
   const children = new Map(
     names.map((n) => {
       const child = properties[n] ?? {};
       return [
         n,
-        { bind: compileBinder(child), nullable: acceptsNull(child), zeroAbsent: child[ZERO_ABSENT] === true },
+        {
+          bind: compileBinder(child, fromText),
+          nullable: acceptsNull(child),
+          zeroAbsent: child[ZERO_ABSENT] === true,
+        },
       ];
     }),
   );
@@ -131,7 +158,7 @@ export function compileBinder(schema: JsonSchema | undefined): Binder {
       const name = children.has(key) ? key : (canonical.get(key.toLowerCase()) ?? key);
       const child = children.get(name);
       if (!child) {
-        out[name] = v;
+        if (keepUndeclared) out[name] = v;
         continue;
       }
       if (v === null && !child.nullable) continue;
@@ -143,15 +170,39 @@ export function compileBinder(schema: JsonSchema | undefined): Binder {
   };
 }
 
-const INDEXED = /^([A-Za-z_]+)\[(\d{1,6})\](?:\.([A-Za-z_]+)|\[([A-Za-z_]+)\])$/;
+const INDEXED = /^([A-Za-z_]+)\[(\d{1,6})\](?:\.([A-Za-z_]+)|\[([A-Za-z_]+)\])?$/;
+
+/** One value, or the values of a repeated parameter, as a list. */
+const valuesOf = (v: unknown): unknown[] => (Array.isArray(v) ? v : [v]);
 
 /**
- * Lists of objects in a query string, ASP.NET style: `parcels[0].weight=12&parcels[0].length=60`
- * (or `parcels[0][weight]=12`) become `parcels: [{ weight: '12', length: '60' }]`, ordered by index.
- * `compileQueryBinder` runs it before renaming, so the list and its properties bind case-insensitively.
+ * Parameter names are case-insensitive (ASP.NET's query collection): `service=16&Service=35` is one
+ * parameter given twice, as `service=16&service=35` is, under the spelling seen first.
  */
-function groupIndexedParams(query: unknown): unknown {
-  if (typeof query !== 'object' || query === null) return query;
+function mergeCaseVariants(query: Record<string, unknown>): Record<string, unknown> {
+  const spelling = new Map<string, string>();
+  let out: Record<string, unknown> | null = null;
+  for (const key of Object.keys(query)) {
+    const lower = key.toLowerCase();
+    const first = spelling.get(lower);
+    if (first === undefined) {
+      spelling.set(lower, key);
+      continue;
+    }
+    out ??= { ...query };
+    out[first] = [...valuesOf(out[first]), ...valuesOf(query[key])];
+    delete out[key];
+  }
+  return out ?? query;
+}
+
+/**
+ * Lists in a query string, ASP.NET style: `parcels[0].weight=12&parcels[0].length=60` (or
+ * `parcels[0][weight]=12`) become `parcels: [{ weight: '12', length: '60' }]`, and `service[0]=16&
+ * service[1]=35` becomes `service: ['16', '35']`, ordered by index. `compileQueryBinder` runs it
+ * before renaming, so the list and its properties bind case-insensitively.
+ */
+function groupIndexedParams(query: Record<string, unknown>): Record<string, unknown> {
   let indexed = false;
   for (const key in query) {
     if (key.includes('[')) {
@@ -161,30 +212,49 @@ function groupIndexedParams(query: unknown): unknown {
   }
   if (!indexed) return query;
   const out: Record<string, unknown> = {};
-  const lists = new Map<string, Map<number, Record<string, unknown>>>();
+  // By the list's name in lower case (`Parcels[1]` and `parcels[0]` are one list), under its first spelling.
+  const lists = new Map<string, { name: string; items: Map<number, unknown> }>();
   for (const [key, value] of Object.entries(query)) {
     const m = INDEXED.exec(key);
     if (!m?.[1] || !m[2]) {
       out[key] = value;
       continue;
     }
-    const list = lists.get(m[1]) ?? new Map<number, Record<string, unknown>>();
-    lists.set(m[1], list);
+    const list = lists.get(m[1].toLowerCase()) ?? { name: m[1], items: new Map<number, unknown>() };
+    lists.set(m[1].toLowerCase(), list);
     const index = Number(m[2]);
-    const item = list.get(index) ?? {};
-    list.set(index, item);
-    item[m[3] ?? m[4] ?? ''] = value;
+    const property = m[3] ?? m[4];
+    if (property === undefined) {
+      // `name[0]` given twice (`[0]` and `[00]`) is a repeated value, as a repeated parameter is.
+      list.items.set(
+        index,
+        list.items.has(index) ? [...valuesOf(list.items.get(index)), ...valuesOf(value)] : value,
+      );
+      continue;
+    }
+    const held = list.items.get(index);
+    const item =
+      held !== null && typeof held === 'object' && !Array.isArray(held)
+        ? (held as Record<string, unknown>)
+        : {};
+    list.items.set(index, item);
+    item[property] = property in item ? [...valuesOf(item[property]), ...valuesOf(value)] : value;
   }
-  for (const [name, items] of lists) {
+  for (const { name, items } of lists.values()) {
     out[name] = [...items.entries()].sort(([a], [b]) => a - b).map(([, item]) => item);
   }
   return out;
 }
 
-/** A query-string binder: indexed lists grouped (`groupIndexedParams`), then names bound. */
+/** A query-string binder: case variants merged, indexed lists grouped, then names and values bound. */
 export function compileQueryBinder(schema: JsonSchema | undefined): Binder {
-  const bind = compileBinder(schema);
-  return bind === identity ? identity : (query) => bind(groupIndexedParams(query));
+  const bind = compileBinder(schema, true);
+  return bind === identity
+    ? identity
+    : (query) =>
+        typeof query === 'object' && query !== null
+          ? bind(groupIndexedParams(mergeCaseVariants(query as Record<string, unknown>)))
+          : bind(query);
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

@@ -25,10 +25,18 @@ describe('compileBinder', () => {
     expect(bind({ ShipmentId: null, Note: null, Parcels: [] })).toEqual({ Note: null, Parcels: [] });
   });
 
-  test('keeps unknown properties and non-object values as they are', () => {
-    expect(bind({ Extra: 1, Parcels: 'x' })).toEqual({ Extra: 1, Parcels: 'x' });
+  test('drops undeclared properties, at every depth, and keeps non-object values as they are', () => {
+    expect(bind({ Extra: 1, Parcels: 'x' })).toEqual({ Parcels: 'x' });
+    expect(bind({ Parcels: [{ Weight: 1, Secret: { a: 1 } }] })).toEqual({ Parcels: [{ Weight: 1 }] });
     expect(bind([1, 2])).toEqual([1, 2]);
     expect(bind('text')).toBe('text');
+  });
+
+  test('keeps undeclared properties for a schema that judges them (additionalProperties)', () => {
+    const strict = compileBinder(Type.Object({ A: Type.Number() }, { additionalProperties: false }));
+    expect(strict({ a: 1, B: 2 })).toEqual({ A: 1, B: 2 });
+    const map = compileBinder(Type.Object({}, { additionalProperties: Type.String() }));
+    expect(map({ 'X-Key': 'v' })).toEqual({ 'X-Key': 'v' });
   });
 
   test('any casing of a declared name binds to it (property)', () => {
@@ -57,5 +65,46 @@ describe('compileQueryBinder', () => {
 
   test('leaves a query without indexed names as it is, apart from the names', () => {
     expect(bind({ note: 'n' })).toEqual({ Note: 'n' });
+  });
+
+  const prices = compileQueryBinder(
+    Type.Object({
+      Weight: Type.Optional(Type.Number()),
+      Services: Type.Optional(Type.Array(Type.String())),
+      Parcels: Type.Optional(Type.Array(Type.Object({ Weight: Type.Optional(Type.Number()) }))),
+      IsDangerousGoods: Type.Optional(Type.Boolean()),
+      DeliveryType: Type.Optional(Type.Union([Type.Integer(), Type.String()])),
+    }),
+  );
+
+  test('an indexed list of plain values (`service[0]=16`) is a list, as ASP.NET binds it', () => {
+    expect(prices({ 'services[1]': '35', 'Services[0]': '16' })).toEqual({ Services: ['16', '35'] });
+  });
+
+  test('one list however its name is spelt: `parcels[0]` and `Parcels[1]` are two parcels', () => {
+    expect(prices({ 'parcels[0].weight': '30', 'Parcels[1].Weight': '31' })).toEqual({
+      Parcels: [{ Weight: 30 }, { Weight: 31 }],
+    });
+  });
+
+  test('a parameter given twice in two spellings is given twice, as one spelling given twice is', () => {
+    // The schema then refuses two weights (a list), as it refuses `Weight=5&Weight=6`.
+    expect(prices({ WEIGHT: '5', weight: '6' })).toEqual({ Weight: ['5', '6'] });
+    expect(prices({ 'Parcels[0].Weight': '30', 'parcels[0].weight': '1' })).toEqual({
+      Parcels: [{ Weight: ['30', '1'] }],
+    });
+    expect(prices({ services: '16', Services: ['35', '12'] })).toEqual({ Services: ['16', '35', '12'] });
+  });
+
+  test('a boolean in any case (`True`, as .NET writes one); a number of only spaces is none', () => {
+    expect(prices({ isdangerousgoods: 'True' })).toEqual({ IsDangerousGoods: true });
+    expect(prices({ IsDangerousGoods: ' FALSE ' })).toEqual({ IsDangerousGoods: false });
+    expect(prices({ IsDangerousGoods: 'yes' })).toEqual({ IsDangerousGoods: 'yes' });
+    expect(prices({ Weight: ' ', DeliveryType: ' ' })).toEqual({ Weight: '', DeliveryType: '' });
+  });
+
+  test('a JSON body keeps its types: a string is no boolean there', () => {
+    const body = compileBinder(Type.Object({ Flag: Type.Optional(Type.Boolean()) }));
+    expect(body({ Flag: 'True' })).toEqual({ Flag: 'True' });
   });
 });

@@ -14,6 +14,13 @@ import { asList } from './route-hooks';
 
 type Input = { body: unknown; query: unknown; params: unknown; raw: { url?: string } };
 
+/** Each request's body as parsed, before binding renamed its names and dropped undeclared ones. */
+const sentBodies = new WeakMap<object, unknown>();
+
+/** The body as the client sent it (parsed JSON or form), for the request log. */
+export const bodyAsSent = (request: { body: unknown }): unknown =>
+  sentBodies.has(request) ? sentBodies.get(request) : request.body;
+
 /**
  * The `onRoute` hook that prepares every route's input before validation: case-insensitive JSON
  * properties and query parameters and indexed lists in query strings (`binding.ts`), compiled per
@@ -26,7 +33,10 @@ export function bindRouteInput(route: RouteOptions): void {
   const bindQuery = compileQueryBinder(schema?.querystring);
   // A callback hook: it runs on every request, and needs no promise.
   const hook = (request: Input, _reply: unknown, done: (err?: Error) => void) => {
-    if (schema?.body) request.body = bindBody(request.body);
+    if (schema?.body) {
+      sentBodies.set(request, request.body);
+      request.body = bindBody(request.body);
+    }
     if (schema?.querystring) request.query = bindQuery(request.query);
     const url = request.raw.url ?? '';
     const replaced = bodyWasInvalidUtf8(request as unknown as FastifyRequest);

@@ -187,6 +187,36 @@ describe('GET /v3/Calculate/', () => {
     expect(bad.statusCode).toBe(400);
   });
 
+  test('lists as ASP.NET binds them: `Services[0]=16`, and `Parcels[i]` in any spelling', async () => {
+    const base = 'Customernr=2000&SenderZip=0150&ReceiverZip=5003&ProductCode=43';
+    const indexed = await get(`/v3/Calculate?${base}&Weight=25&Services[0]=16&service[1]=35`);
+    expect(indexed.statusCode, indexed.body).toBe(200);
+    expect(json<V3Result>(indexed).Services.map((s) => s.ServiceCode)).toEqual(['16', '35']);
+    const mixed = await get(`/v3/Calculate?${base}&Parcels[0].Weight=30&parcels[1].weight=30`);
+    const same = await get(`/v3/Calculate?${base}&Parcels[0].Weight=30&Parcels[1].Weight=30`);
+    expect(json<V3Result>(mixed).Total).toBe(json<V3Result>(same).Total);
+    expect(json<V3Result>(mixed).Total).not.toBe(json<V3Result>(await v3({ Weight: 30 })).Total);
+  });
+
+  test('a value of only spaces is no number: a 400, not a price for 0', async () => {
+    // Once read as 0: Private delivery (+79.00), no volume.
+    for (const name of ['DeliveryType', 'VolumeD3', 'NumberOfPalletSpaces']) {
+      const res = await v3({ Weight: 25, [name]: ' ' });
+      expect(res.statusCode, name).toBe(400);
+      expect(Object.keys(errorsOf(res))).toEqual([name]);
+    }
+  });
+
+  test('the same parameter twice in two spellings is refused as twice in one spelling is', async () => {
+    for (const query of ['Weight=5&Weight=6', 'WEIGHT=5&weight=6']) {
+      const res = await get(
+        `/v3/Calculate?Customernr=2000&SenderZip=0150&ReceiverZip=5003&ProductCode=43&${query}`,
+      );
+      expect(res.statusCode, query).toBe(400);
+      expect(Object.keys(errorsOf(res))).toEqual(['Weight']);
+    }
+  });
+
   test('the pickup date picks the tariff in force', async () => {
     const res = await v3({ Weight: 25, PickupDate: '2019-05-01' });
     expect(res.statusCode).toBe(400);
@@ -493,6 +523,12 @@ describe('GET /v2/europe/price', () => {
       Amount: '75.00',
     });
     expect(body.Total).toBe('177.61');
+  });
+
+  test('IsDangerousGoods as .NET writes a bool (`True`) is read as true', async () => {
+    const res = await europe({ Currency: 'EUR', IsDangerousGoods: 'True' as unknown as boolean });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(json<{ Total: string }>(res).Total).toBe('177.61');
   });
 
   test('no price is a 200 with Error and the price fields null', async () => {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { bearerCredential } from '../auth/plugin';
+import { bodyAsSent } from '../http/route-input';
 import type { RequestLogService } from './service';
 
 declare module 'fastify' {
@@ -48,7 +49,7 @@ export const requestLogPlugin = fp(async (app: FastifyInstance, opts: { requestL
         durationMs: reply.elapsedTime,
         requestId: request.id,
         requestContentType: header(request.headers['content-type']),
-        requestBody: request.body,
+        requestBody: bodyAsSent(request),
         responseContentType: header(reply.getHeader('content-type')),
         responseBody: responsePayload.get(request),
       });
