@@ -3730,9 +3730,9 @@ export interface operations {
                         Length?: number;
                         /** @description Known id: update; absent or unknown: add. */
                         ParcelId?: string;
-                        /** @description Cubic decimetres (litres); `0` = not given. */
+                        /** @description Cubic decimetres (litres), at least 0.001 (1 cm³); `0` = not given. */
                         Volume?: number;
-                        /** @description Kilograms. */
+                        /** @description Kilograms, at least 0.001 (1 g). */
                         Weight?: number;
                         /** @description Centimetres; `0` = not given. */
                         Width?: number;
@@ -4000,9 +4000,9 @@ export interface operations {
                         Length?: number;
                         /** @description Known id: update; absent or unknown: add. */
                         ParcelId?: string;
-                        /** @description Cubic decimetres (litres); `0` = not given. */
+                        /** @description Cubic decimetres (litres), at least 0.001 (1 cm³); `0` = not given. */
                         Volume?: number;
-                        /** @description Kilograms. */
+                        /** @description Kilograms, at least 0.001 (1 g). */
                         Weight?: number;
                         /** @description Centimetres; `0` = not given. */
                         Width?: number;
@@ -8055,9 +8055,9 @@ export interface operations {
                         Length?: number;
                         /** @description Known id: update; absent or unknown: add. */
                         ParcelId?: string;
-                        /** @description Cubic decimetres (litres); `0` = not given. */
+                        /** @description Cubic decimetres (litres), at least 0.001 (1 cm³); `0` = not given. */
                         Volume?: number;
-                        /** @description Kilograms. */
+                        /** @description Kilograms, at least 0.001 (1 g). */
                         Weight?: number;
                         /** @description Centimetres; `0` = not given. */
                         Width?: number;
@@ -8314,9 +8314,9 @@ export interface operations {
                         Length?: number;
                         /** @description Known id: update; absent or unknown: add. */
                         ParcelId?: string;
-                        /** @description Cubic decimetres (litres); `0` = not given. */
+                        /** @description Cubic decimetres (litres), at least 0.001 (1 cm³); `0` = not given. */
                         Volume?: number;
-                        /** @description Kilograms. */
+                        /** @description Kilograms, at least 0.001 (1 g). */
                         Weight?: number;
                         /** @description Centimetres; `0` = not given. */
                         Width?: number;

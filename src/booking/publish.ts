@@ -1,7 +1,7 @@
 import type { Db } from '../db/client';
-import { Violations } from '../lib/errors';
+import { ValidationFailed, Violations } from '../lib/errors';
 import type { FrozenPrice, ShipmentAddresses } from './model';
-import { mergeParcels } from './parcels';
+import { checkMeasures, type MergedParcel, mergeParcels } from './parcels';
 import type { BookingPricing } from './pricing';
 import { customerNrOf, payerOf, returnAddresses, STATUS } from './rules';
 import type { ShipmentUpdate } from './schemas';
@@ -85,15 +85,52 @@ export async function priceAhead(
   if (c.status !== STATUS.Published || !c.product || c.deliveryType === null) return null;
   const store = createBookingStore(deps.db);
   const existing = body.ShipmentId ? await store.shipment(body.ShipmentId) : null;
+  // Another customer's shipment, or one that cannot change, is refused by the write: its parcels are
+  // never priced, so the answer tells nothing about them.
+  if (
+    existing &&
+    (existing.customerNr !== body.CustomerId || existing.cancelledAt || existing.status === STATUS.Published)
+  )
+    return null;
   const current = existing ? await store.parcelsOf(existing.id) : [];
-  const { merged } = mergeParcels(current, body.Parcels, new Violations());
-  if (merged.length === 0 || merged.length > 999) return null;
-  const productCode = c.product.ProductCode;
+  const v = new Violations();
+  const { merged } = mergeParcels(current, body.Parcels, v);
+  // Broken parcel rules are reported by the write, with the request's own indexes: not priced here.
+  checkMeasures(merged, c.product, true, v);
+  if (!v.empty || merged.length === 0 || merged.length > 999) return null;
+  try {
+    const product = { productCode: c.product.ProductCode, deliveryType: c.deliveryType };
+    return await priceMerged(deps, body, c, product, merged);
+  } catch (e) {
+    if (e instanceof ValidationFailed) throw new ValidationFailed(inRequestTerms(e.errors, merged));
+    throw e;
+  }
+}
+
+/** Pricing's `Parcels[i]` counts the merged parcels: said as the request's element, or `Parcels`. */
+function inRequestTerms(errors: Record<string, string[]>, merged: readonly MergedParcel[]) {
+  const out: Record<string, string[]> = {};
+  for (const [field, messages] of Object.entries(errors)) {
+    const m = /^Parcels\[(\d+)\]\.(\w+)$/.exec(field);
+    const index = m ? merged[Number(m[1])]?.requestIndex : undefined;
+    const name = !m ? field : index === null || index === undefined ? 'Parcels' : `Parcels[${index}].${m[2]}`;
+    out[name] = [...new Set([...(out[name] ?? []), ...messages])];
+  }
+  return out;
+}
+
+async function priceMerged(
+  deps: { pricing: BookingPricing },
+  body: ShipmentUpdate,
+  c: Checked,
+  { productCode, deliveryType }: { productCode: string; deliveryType: 0 | 1 },
+  merged: MergedParcel[],
+): Promise<PricedAhead> {
   const main = await priceOf(
     deps.pricing,
     body.CustomerId,
     payerOfRequest(body),
-    { productCode, deliveryType: c.deliveryType, services: c.services, unitCode: c.unitCode },
+    { productCode, deliveryType, services: c.services, unitCode: c.unitCode },
     c.addresses,
     merged,
     c.pickupDate,

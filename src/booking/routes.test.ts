@@ -1,8 +1,8 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
 import { outboxEvents } from '../events/tables';
-import { isGsin, isSscc } from '../lib/gs1';
+import { gsin, isGsin, isSscc, sscc } from '../lib/gs1';
 import { idempotencyKeys, parcels, shipments } from './tables';
 
 // Monday 23 November 2026, 10:00 in Oslo: pickup today, Fix Day dates from the schedule.
@@ -518,7 +518,7 @@ describe('updates', () => {
   });
 
   test('a customer-given GSIN creates, then updates', async () => {
-    const id = '70900019876543218';
+    const id = '73123459876543212';
     expect(isGsin(id)).toBe(true);
     expect((await post(booking({ ShipmentStatus: 'Draft', ShipmentId: id }))).statusCode).toBe(201);
     expect((await post(booking({ ShipmentStatus: 'Draft', ShipmentId: id }))).statusCode).toBe(200);
@@ -535,6 +535,122 @@ describe('updates', () => {
     const wrong = await post(booking({ ShipmentStatus: 'Draft', ShipmentId: '370900019876543210' }));
     expect(wrong.statusCode).toBe(400);
     expect(Object.keys(errorsOf(wrong))).toEqual(['ShipmentId']);
+  });
+
+  test('a customer may not take a number from the range the carrier draws its own from', async () => {
+    // The next GSIN and SSCC Kolli would draw: taken by a client, another customer's booking collided.
+    const drawn = json<UpdateResult>(await post(booking({ ShipmentStatus: 'Draft' })));
+    const prefix = ctx.config.gs1Prefix;
+    const nextShipment = gsin(prefix, BigInt(drawn.ShipmentId.slice(prefix.length, 16)) + 1n);
+    const nextParcel = sscc(prefix, BigInt(String(drawn.ParcelIds[1]).slice(prefix.length + 1, 17)) + 1n);
+    const taken = await post(
+      booking({
+        ShipmentStatus: 'Draft',
+        CustomerId: '2000',
+        ShipmentId: nextShipment,
+        Parcels: [{ Weight: 1 }, { ParcelId: nextParcel, Weight: 1 }],
+      }),
+      otherKey,
+    );
+    expect(taken.statusCode).toBe(400);
+    expect(Object.keys(errorsOf(taken)).sort()).toEqual(['Parcels[1].ParcelId', 'ShipmentId']);
+    expect(errorsOf(taken).ShipmentId?.[0]).toMatch(/range the carrier draws its own numbers from/);
+    // The next booking gets the numbers the refused request named.
+    const next = json<UpdateResult>(await post(booking({ ShipmentStatus: 'Draft' })));
+    expect(next.ShipmentId).toBe(nextShipment);
+    // The carrier's other extension digits are its to hand out as number series; other prefixes are free.
+    const series = sscc(prefix, 123_456n, 3);
+    const own = await post(
+      booking({ ShipmentStatus: 'Draft', CustomerId: '2000', Parcels: [{ ParcelId: series, Weight: 1 }] }),
+      otherKey,
+    );
+    expect(own.statusCode, own.body).toBe(201);
+    // A number the carrier drew is still named to update the shipment that holds it.
+    const again = await post(
+      booking({
+        ShipmentStatus: 'Draft',
+        ShipmentId: next.ShipmentId,
+        Parcels: [{ ParcelId: next.ParcelIds[0], Weight: 2 }],
+      }),
+    );
+    expect(again.statusCode, again.body).toBe(200);
+  });
+
+  test('members the schema does not declare are ignored, never read unvalidated', async () => {
+    // v1 has no pickup point name, phone or e-mail; undeclared, they never reach the rules (once a 500).
+    const res = await post(
+      booking({
+        ShipmentStatus: 'Draft',
+        PickupPointFirstName: { a: 1 },
+        PickupPointPhone: [1],
+        ReturnCompanyNam: 'typo',
+      }),
+    );
+    expect(res.statusCode, res.body).toBe(201);
+    const [record] = json<{ Addresses: { AddressTypeId: number }[] }[]>(
+      await read(json<UpdateResult>(res).ShipmentId),
+    );
+    expect(record?.Addresses.map((a) => a.AddressTypeId).sort()).toEqual([1, 2]);
+  });
+
+  test("publishing onto another customer's shipment tells nothing of its parcels", async () => {
+    const theirs = json<UpdateResult>(
+      await post(
+        booking({
+          ShipmentStatus: 'Draft',
+          CustomerId: '2000',
+          Parcels: [{ ParcelId: 'THEIRS-1', Weight: 400 }],
+        }),
+        otherKey,
+      ),
+    );
+    // Were their 400 kg priced with these 400 kg, product 43's shipment limit would be the answer.
+    const answers = await Promise.all(
+      [{ ParcelId: 'THEIRS-1', Delete: true }, { ParcelId: 'GUESS', Delete: true }, { Weight: 400 }].map(
+        async (parcel) =>
+          errorsOf(await post(booking({ ShipmentId: theirs.ShipmentId, Parcels: [{ Weight: 1 }, parcel] }))),
+      ),
+    );
+    for (const errors of answers) expect(Object.keys(errors)).toEqual(['ShipmentId']);
+  });
+
+  test('a publish names the parcels by their place in the request, not among the stored ones', async () => {
+    const draft = json<UpdateResult>(
+      await post(booking({ ShipmentStatus: 'Draft', Parcels: [{ Weight: 1 }, { Length: 10 }] })),
+    );
+    const publish = await post(
+      booking({ ShipmentId: draft.ShipmentId, Parcels: [{ ParcelId: draft.ParcelIds[1] }] }),
+    );
+    expect(publish.statusCode).toBe(400);
+    expect(Object.keys(errorsOf(publish))).toEqual(['Parcels[0].Weight']);
+    const none = await post(booking({ ShipmentId: draft.ShipmentId, Parcels: [] }));
+    expect(Object.keys(errorsOf(none))).toEqual(['Parcels']);
+  });
+
+  test('a weight or volume below what is stored (1 g, 1 cm³) is a 400, not a stored 0', async () => {
+    const res = await post(booking({ ShipmentStatus: 'Draft', Parcels: [{ Weight: 0.0004, Volume: 1e-9 }] }));
+    expect(res.statusCode).toBe(400);
+    expect(Object.keys(errorsOf(res)).sort()).toEqual(['Parcels[0].Volume', 'Parcels[0].Weight']);
+    expect((await post(booking({ ShipmentStatus: 'Draft', Parcels: [{ Weight: 0.001 }] }))).statusCode).toBe(
+      201,
+    );
+  });
+
+  test('a customer-given ParcelId is not blank and holds no control characters', async () => {
+    const res = await post(
+      booking({
+        ShipmentStatus: 'Draft',
+        Parcels: [
+          { ParcelId: '   ', Weight: 1 },
+          { ParcelId: 'A\nB', Weight: 1 },
+        ],
+      }),
+    );
+    expect(Object.keys(errorsOf(res)).sort()).toEqual(['Parcels[0].ParcelId', 'Parcels[1].ParcelId']);
+    const fine = await post(
+      booking({ ShipmentStatus: 'Draft', Parcels: [{ ParcelId: 'Pakke Ø 1', Weight: 1 }] }),
+    );
+    expect(fine.statusCode, fine.body).toBe(201);
   });
 
   test('customer-given ParcelIds are kept as given', async () => {
@@ -630,6 +746,34 @@ describe('return shipments', () => {
       .from(outboxEvents)
       .where(eq(outboxEvents.shipmentId, String(ReturnShipmentId)));
     expect(events.map((e) => e.type)).toContain('shipment.cancelled');
+  });
+
+  test('a return shipment cancelled on its own names its original in the event', async () => {
+    const res = await post(
+      booking({
+        ProductCode: 'HJ',
+        DeliveryType: 0,
+        ShouldGenerateReturnShipment: true,
+        RecipientCompanyName: undefined,
+      }),
+    );
+    const { ShipmentId, ReturnShipmentId } = json<UpdateResult>(res);
+    const del = await ctx.app.inject({
+      method: 'DELETE',
+      url: `/v2/Shipment/${ReturnShipmentId}`,
+      headers: bearer(key),
+    });
+    expect(del.statusCode).toBe(204);
+    const [event] = await ctx.database.db
+      .select()
+      .from(outboxEvents)
+      .where(
+        and(
+          eq(outboxEvents.shipmentId, String(ReturnShipmentId)),
+          eq(outboxEvents.type, 'shipment.cancelled'),
+        ),
+      );
+    expect(event?.data).toMatchObject({ IsReturn: true, ReturnOf: ShipmentId });
   });
 });
 

@@ -82,19 +82,29 @@ function pickupPointBlock() {
 
 export const ParcelDetails = Type.Object({
   ParcelId: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 35, description: 'Known id: update; absent or unknown: add.' }),
+    Type.String({
+      minLength: 1,
+      maxLength: 35,
+      // It is scanned, printed and sent in events: not blank, no control characters.
+      pattern: '^(?!\\s*$)[^\\p{Cc}]+$',
+      'x-error': 'A ParcelId is 1 to 35 characters, not only spaces, without control characters.',
+      description: 'Known id: update; absent or unknown: add.',
+    }),
   ),
   Delete: Type.Optional(Type.Boolean({ description: '`true` removes the parcel with this ParcelId.' })),
-  Weight: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 100_000, description: 'Kilograms.' })),
+  // Stored in whole grams (cm³ below): a smaller measure would be kept as 0.
+  Weight: Type.Optional(
+    Type.Number({ minimum: 0.001, maximum: 100_000, description: 'Kilograms, at least 0.001 (1 g).' }),
+  ),
   // `0` is a .NET client's unset int: "not given" (CONTRACT §2).
   Length: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: CM, ...ZERO })),
   Height: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: CM, ...ZERO })),
   Width: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: CM, ...ZERO })),
   Volume: Type.Optional(
     Type.Number({
-      exclusiveMinimum: 0,
+      minimum: 0.001,
       maximum: 10_000_000,
-      description: 'Cubic decimetres (litres); `0` = not given.',
+      description: 'Cubic decimetres (litres), at least 0.001 (1 cm³); `0` = not given.',
       ...ZERO,
     }),
   ),

@@ -82,7 +82,17 @@ export function createBookingService(deps: BookingDeps) {
               `Shipment ${body.ShipmentId} changed while this request priced it, ${PRICE_ATTEMPTS} times in a row; try again.`,
             );
           }
-          if (isUniqueViolation(e, 'parcels_parcel_id_idx')) {
+          if (isUniqueViolation(e, 'shipments_pkey')) {
+            throw new DomainError(
+              'conflict',
+              'shipment_id_taken',
+              `${body.ShipmentId ? `ShipmentId ${body.ShipmentId}` : 'The ShipmentId drawn for this request'} was taken by another request at the same moment; try again.`,
+            );
+          }
+          if (
+            isUniqueViolation(e, 'parcels_parcel_id_idx') ||
+            isUniqueViolation(e, 'parcels_shipment_id_parcel_id_pk')
+          ) {
             throw new DomainError(
               'conflict',
               'parcel_id_taken',

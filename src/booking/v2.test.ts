@@ -78,7 +78,7 @@ const content = (r: ShipmentRecord) => {
 };
 
 let serial = 880_000;
-const freshId = () => gsin('7090001', serial++);
+const freshId = () => gsin('7312345', serial++);
 
 describe('create', () => {
   test('POST /v2/Shipment/Book creates (201, Location) and the read record carries the Addresses', async () => {
@@ -284,6 +284,43 @@ describe('every rule of §5 holds on the v2 paths', () => {
     expect((await post('/v2/Shipment/Book', v2({ ShipmentStatus: 'Draft', Addresses: [] }))).statusCode).toBe(
       201,
     );
+  });
+
+  test('a PickupPointId without an address of type 4 asks for that address, whatever the status', async () => {
+    const res = await post(
+      '/v2/Shipment/Book',
+      v2({ ShipmentStatus: 'Draft', ProductCode: 'PP', PickupPointId: 15003 }),
+    );
+    expect(res.statusCode).toBe(400);
+    expect(errorsOf(res).Addresses).toEqual([
+      'An address of AddressTypeId 4 (pickup point) with an address line, zip and place is required when PickupPointId is given.',
+    ]);
+  });
+
+  test('flat v1 address fields in a v2 body are not v2 fields: ignored, never read unvalidated', async () => {
+    // Once copied into the command unchecked: a 500 (`trim` of an object), a 5 000-character name stored,
+    // a pickup address taken from fields the v2 body replaces with Addresses.
+    const res = await post(
+      '/v2/Shipment/Book',
+      v2({
+        Addresses: [RECIPIENT],
+        ReturnCompanyName: { a: 1 },
+        RecipientCountry: 5,
+        PickupCompanyName: 'Flat AS',
+        PickupAddress: 'Flatveien 1',
+        PickupZip: '0150',
+        PickupPlace: 'OSLO',
+      }),
+    );
+    expect(res.statusCode, res.body).toBe(400);
+    expect(errorsOf(res).Addresses?.[0]).toMatch(/AddressTypeId 1 \(pickup\)/);
+    const draft = await post(
+      '/v2/Shipment/Book',
+      v2({ ShipmentStatus: 'Draft', ReturnCompanyName: 'R'.repeat(5000) }),
+    );
+    expect(draft.statusCode, draft.body).toBe(201);
+    const { records } = await read(json<UpdateResult>(draft).ShipmentId);
+    expect(records[0]?.Addresses.map((a) => a.AddressTypeId)).toEqual([1, 2]);
   });
 
   test('a published shipment is final (409); a stale If-Match is 412', async () => {

@@ -12,6 +12,7 @@ type Prefix = (typeof ADDRESS_TYPES)[number]['block'];
 
 /** `AddressTypeId` → the v1 block (its field prefix) and its name in messages (model.ts). */
 const PREFIX_OF_TYPE: Record<number, Prefix> = Object.fromEntries(ADDRESS_TYPES.map((t) => [t.id, t.block]));
+const PICKUP_POINT_TYPE = ADDRESS_TYPES.find((t) => t.block === 'PickupPoint')?.id;
 const ROLE_OF_TYPE: Record<number, string> = Object.fromEntries(ADDRESS_TYPES.map((t) => [t.id, t.role]));
 /** The longest prefix first: `PickupPointZip` is the pickup point's, not the pickup's. */
 const BY_PREFIX_LENGTH = [...ADDRESS_TYPES].sort((a, b) => b.block.length - a.block.length);
@@ -96,9 +97,12 @@ export function fromV2(body: ShipmentV2): MappedV2 {
       }
       const index = indexOfType.get(hit.type);
       if (index === undefined) {
-        // The rule asked for an address the list does not hold (a Published shipment without type 2).
+        // The rule asked for an address the list does not hold (a Published shipment without type 2,
+        // a PickupPointId without type 4).
         put('Addresses', [
-          `An address of AddressTypeId ${hit.type} (${ROLE_OF_TYPE[hit.type]}) with a name, address line, zip and place is required when the shipment is ReadyForPublish or Published.`,
+          hit.type === PICKUP_POINT_TYPE
+            ? `An address of AddressTypeId ${hit.type} (${ROLE_OF_TYPE[hit.type]}) with an address line, zip and place is required when PickupPointId is given.`
+            : `An address of AddressTypeId ${hit.type} (${ROLE_OF_TYPE[hit.type]}) with a name, address line, zip and place is required when the shipment is ReadyForPublish or Published.`,
         ]);
         continue;
       }

@@ -3,7 +3,7 @@ import type { TimeWindow } from '../catalog/service';
 import type { DbOrTx, Tx } from '../db/client';
 import { type DomainEvent, emitEvents, emitEventsStatement } from '../events/outbox';
 import { DomainError, notFound, type Violations } from '../lib/errors';
-import { gsin, sscc } from '../lib/gs1';
+import { gsin, inDrawnRange, sscc } from '../lib/gs1';
 import type { UpdateOptions, UpdateOutcome } from './deps';
 import type { FrozenPrice } from './model';
 import { checkMeasures, mergeParcels } from './parcels';
@@ -22,6 +22,10 @@ import type { Checked } from './validate';
 /** The write side of booking, inside the caller's transaction: update, return shipments, cancel. */
 
 /** The ETag of a shipment version; `If-Match` is compared with it (weak or strong form, or `*`). */
+/** Why a client may not choose a number where Kolli draws the carrier's own (`inDrawnRange`). */
+const CARRIER_NUMBER =
+  'lies in the range the carrier draws its own numbers from (its GS1 company prefix; for an SSCC, with extension digit 0)';
+
 export const etagOf = (row: Pick<ShipmentRow, 'id' | 'version'>) => `"${row.id}-${row.version}"`;
 const matches = (ifMatch: string, row: ShipmentRow) =>
   ifMatch
@@ -180,14 +184,27 @@ export function createShipmentWriter({
     const shipmentId = existing?.id ?? body.ShipmentId ?? null;
     const current = existing ? await store.parcelsOf(existing.id) : [];
     const { merged, deleted, customerGivenNew } = mergeParcels(current, body.Parcels, v);
+    // The carrier's GS1 numbers are drawn in sequence: one a client took would make another
+    // customer's booking collide with it. (Other extension digits under its prefix are the carrier's
+    // to hand out as number series.)
+    if (!existing && body.ShipmentId && inDrawnRange(body.ShipmentId, prefix))
+      v.add(
+        'ShipmentId',
+        `ShipmentId ${body.ShipmentId} ${CARRIER_NUMBER}; leave ShipmentId out to get one.`,
+      );
     const used = await store.parcelIdsUsedElsewhere(customerGivenNew, shipmentId ?? '');
     for (const p of merged) {
-      if (used.has(p.parcelId) && p.requestIndex !== null) {
+      if (p.requestIndex === null || p.generated) continue;
+      if (used.has(p.parcelId))
         v.add(
           `Parcels[${p.requestIndex}].ParcelId`,
           `ParcelId ${p.parcelId} is already used by another shipment.`,
         );
-      }
+      else if (inDrawnRange(p.parcelId, prefix) && customerGivenNew.includes(p.parcelId))
+        v.add(
+          `Parcels[${p.requestIndex}].ParcelId`,
+          `ParcelId ${p.parcelId} ${CARRIER_NUMBER}; leave ParcelId out to get one.`,
+        );
     }
     const status = c.status ?? STATUS.Draft;
     const cancelsAll = existing !== null && merged.length === 0 && deleted > 0 && v.empty;
@@ -427,7 +444,10 @@ export function createShipmentWriter({
             customerNr: r.customerNr,
             shipmentId: r.id,
             parcelIds: (await store.parcelsOf(r.id)).map((p) => p.parcelId),
-            data: { ShipmentStatus: r.status, ...(r.isReturn ? { IsReturn: true, ReturnOf: id } : {}) },
+            data: {
+              ShipmentStatus: r.status,
+              ...(r.isReturn ? { IsReturn: true, ReturnOf: r.returnOf } : {}),
+            },
           });
         }
         await emitEvents(tx, events);
