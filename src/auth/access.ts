@@ -36,6 +36,13 @@ export const isAdmin = (account: Account) => account.scopes.has('admin');
 
 export const hasScope = (account: Account, scope: Scope) => isAdmin(account) || account.scopes.has(scope);
 
+/**
+ * True when the caller may record scans of the customer's parcels: a carrier's scanner key names no
+ * customer numbers and scans every customer's parcels; a key that names some scans only theirs.
+ */
+export const mayScanFor = (account: Account, customerNr: string) =>
+  isAdmin(account) || account.customerNrs.size === 0 || account.customerNrs.has(customerNr);
+
 /** True when the caller may act for the customer number. */
 export const canActFor = (account: Account, customerNr: string | number) =>
   isAdmin(account) || account.customerNrs.has(String(customerNr));

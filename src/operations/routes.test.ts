@@ -254,6 +254,68 @@ describe('POST /ops/scans', () => {
     ).toBe(404);
   });
 
+  test("an ops key that names customer numbers scans only their parcels; another's are unknown to it", async () => {
+    const theirs = await ctx.app.inject({
+      method: 'POST',
+      url: '/Shipment/Update',
+      headers: bearer(otherKey),
+      payload: osloBergenBooking({ CustomerId: '2000', Parcels: [{ Weight: 1 }] }),
+    });
+    const [parcel] = json<Booked>(theirs).ParcelIds;
+    const scanner1000 = await ctx.keyFor({ customerNrs: ['1000'], scopes: ['ops'] });
+    const time = '2026-11-23T09:30:00';
+    const refused = results(
+      await scan(
+        [{ EventId: 'tenant-1', ParcelId: String(parcel), EventType: 'PickedUp', Time: time }],
+        scanner1000,
+      ),
+    );
+    expect(refused).toEqual([
+      { EventId: 'tenant-1', Status: 'rejected', Errors: [`Parcel ${parcel} is not known.`] },
+    ]);
+    const [row] = await ctx.database.db
+      .select()
+      .from(shipments)
+      .where(eq(shipments.id, json<Booked>(theirs).ShipmentId));
+    expect(row?.pickedUpAt).toBeNull();
+    // The carrier's own scanner key names none, and scans every customer's parcels.
+    const carrier = results(
+      await scan([{ EventId: 'tenant-2', ParcelId: String(parcel), EventType: 'PickedUp', Time: time }]),
+    );
+    expect(carrier[0]?.Status).toBe('accepted');
+  });
+
+  test('an invoiced shipment keeps its pickup date when an earlier scan arrives late', async () => {
+    const { ShipmentId, ParcelIds } = await book();
+    const first = results(
+      await scan([
+        {
+          EventId: 'invoiced-pickup-1',
+          ParcelId: String(ParcelIds[0]),
+          EventType: 'PickedUp',
+          Time: '2026-11-23T09:45:00',
+        },
+      ]),
+    );
+    expect(first[0]?.Status).toBe('accepted');
+    await ctx.database.db.update(shipments).set({ invoicedAt: NOW }).where(eq(shipments.id, ShipmentId));
+    // The other parcel's scan, from the evening before publication (within the 24 hours allowed).
+    const late = results(
+      await scan([
+        {
+          EventId: 'invoiced-pickup-2',
+          ParcelId: String(ParcelIds[1]),
+          EventType: 'PickedUp',
+          Time: '2026-11-22T20:00:00',
+        },
+      ]),
+    );
+    expect(late[0]?.Status).toBe('accepted');
+    const [row] = await ctx.database.db.select().from(shipments).where(eq(shipments.id, ShipmentId));
+    expect(row?.pickupDate).toBe('2026-11-23');
+    expect(row?.pickedUpAt?.toISOString()).toBe('2026-11-23T08:45:00.000Z');
+  });
+
   test('a batch over 1000 is a 400; a key without the ops scope is 403', async () => {
     const many = Array.from({ length: 1001 }, (_, i) => ({
       EventId: `x${i}`,
@@ -376,6 +438,19 @@ describe('GET /v1/shipment/list', () => {
       'postalcode=0157&customerid=1000&pickupFromDate=2026-13-01&pickupToDate=2026-11-23',
       'pickupFromDate',
     );
+    // 31 November with a zone was once read as 1 December.
+    await bad(
+      'postalcode=0157&customerid=1000&pickupFromDate=2026-11-30&pickupToDate=2026-11-31T00:00:00Z',
+      'pickupToDate',
+    );
+  });
+
+  test('every broken rule in one 400, the schema’s and the interval’s together', async () => {
+    const res = await list(
+      'postalcode=0157&customerid=abc&pickupFromDate=2026-12-30&pickupToDate=2026-11-30',
+    );
+    expect(res.statusCode).toBe(400);
+    expect(Object.keys(json<{ errors: object }>(res).errors).sort()).toEqual(['customerid', 'pickupToDate']);
   });
 });
 
@@ -406,10 +481,21 @@ describe('sandbox simulator', () => {
     ).toBe(409);
   });
 
+  test('needs the booking scope: it changes the shipment (no cancel after pickup)', async () => {
+    const { ShipmentId } = await book();
+    const reader = await ctx.keyFor({ customerNrs: ['1000'], scopes: ['shipments'] });
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: `/sandbox/shipments/${ShipmentId}/advance`,
+      headers: bearer(reader),
+    });
+    expect(res.statusCode).toBe(403);
+  });
+
   test('is refused in production', async () => {
     const prod = await buildTestApp({ env: { NODE_ENV: 'production' } });
     try {
-      const k = await prod.keyFor({ scopes: ['shipments'] });
+      const k = await prod.keyFor({ scopes: ['booking'] });
       const res = await prod.app.inject({
         method: 'POST',
         url: '/sandbox/shipments/70900010000000019/advance',

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { mayScanFor } from '../auth/access';
 import { authErrors, Nullable, problemResponses } from '../http/schemas';
 import type { OperationsService } from './service';
 import { SCAN_TYPES } from './service';
@@ -61,7 +62,11 @@ export const operationsRoutes: FastifyPluginAsyncTypebox<{
         },
       },
     },
-    async (request) => ({ Results: await operations.recordScans(request.body.Events) }),
+    async (request) => ({
+      Results: await operations.recordScans(request.body.Events, (customerNr) =>
+        mayScanFor(request.account, customerNr),
+      ),
+    }),
   );
 
   app.get(
@@ -83,7 +88,8 @@ export const operationsRoutes: FastifyPluginAsyncTypebox<{
     app.post(
       '/sandbox/shipments/:shipmentid/advance',
       {
-        config: { scope: 'shipments' },
+        // It changes the shipment (no cancelling after the pickup scan; invoiceable): a booking right.
+        config: { scope: 'booking' },
         schema: {
           tags: ['Sandbox'],
           summary: 'Move a published shipment to its next state (sandbox only)',

@@ -69,11 +69,15 @@ export function createOperationsService(deps: OperationsDeps) {
      * seen before) or rejected with reasons; one bad event does not reject the others. Accepted events,
      * their effects (first pickup) and their outbox rows are written in one transaction.
      */
-    async recordScans(batch: ScanInput[]): Promise<ScanResult[]> {
+    async recordScans(
+      batch: ScanInput[],
+      mayScan: (customerNr: string) => boolean = () => true,
+    ): Promise<ScanResult[]> {
       const now = clock().getTime();
       const ids = [...new Set(batch.map((e) => e.ParcelId))];
       const known = await deps.booking.parcelsForScans(ids);
-      const parcelOf = new Map(known.map((k) => [k.parcelId, k]));
+      // A parcel the caller may not scan is as unknown as one that does not exist.
+      const parcelOf = new Map(known.filter((k) => mayScan(k.customerNr)).map((k) => [k.parcelId, k]));
       const terminals = await deps.terminalCodes();
 
       const results: ScanResult[] = [];

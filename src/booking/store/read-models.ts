@@ -162,7 +162,8 @@ export function createBookingReadStore(db: DbOrTx) {
 
     /**
      * What scans tell booking: each parcel's first pickup, the shipment's first pickup (its pickup
-     * time and Oslo date) and its first delivery. Earlier scans win; later ones change nothing.
+     * time and Oslo date) and its first delivery. Earlier scans win; later ones change nothing, nor
+     * does any scan change an invoiced shipment's pickup.
      */
     async recordScans(
       scans: readonly { shipmentId: string; parcelId: string; type: 'pickup' | 'delivery'; time: Date }[],
@@ -186,7 +187,9 @@ export function createBookingReadStore(db: DbOrTx) {
             pickupDate: sql`(least(${shipments.pickedUpAt}, ${at}::timestamptz) at time zone 'Europe/Oslo')::date`,
             version: sql`${shipments.version} + 1`,
           })
-          .where(eq(shipments.id, shipmentId));
+          // An invoiced shipment keeps the pickup date its invoice was made with: listing and the
+          // invoice reports then agree, and no listing day loses an invoiced shipment.
+          .where(and(eq(shipments.id, shipmentId), isNull(shipments.invoicedAt)));
       }
       for (const [shipmentId, time] of earliest(scans.filter((s) => s.type === 'delivery'))) {
         await db
