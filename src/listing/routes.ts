@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { OSLO_DATETIME } from '../http/binding';
 import { authErrors, Nullable, problemResponses } from '../http/schemas';
-import type { ListingService } from './service';
+import { checkListingQuery, type ListingQuery, type ListingService } from './service';
 
 const NStr = Nullable(Type.String());
 
@@ -36,7 +36,14 @@ export const listingRoutes: FastifyPluginAsyncTypebox<{ listing: ListingService 
   app.get(
     '/v1/shipment/list',
     {
-      config: { scope: 'shipments' },
+      config: {
+        scope: 'shipments',
+        // Judged on what the schema accepted of a refused query too, so one 400 lists every rule.
+        queryRules: async (_request, query) => {
+          checkListingQuery(query as Partial<ListingQuery>);
+          return {};
+        },
+      },
       schema: {
         tags: ['Shipment listing'],
         summary: 'List shipments picked up at a postal code',

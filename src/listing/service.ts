@@ -45,6 +45,35 @@ function dateParam(field: string, value: string, v: Violations): string | null {
   return v.check(field, date !== null, `The ${field} field is not a valid date.`) ? date : null;
 }
 
+/**
+ * The listing's rules on its query: real dates, in order, at most `MAX_LISTING_DAYS` apart, and the
+ * postal code. All are judged at once and thrown as one `ValidationFailed`; a parameter the schema
+ * refused (absent here) is left out. Answers the pickup dates and the 4-digit postal code.
+ */
+export function checkListingQuery(q: Partial<ListingQuery>) {
+  const v = new Violations();
+  const from = q.pickupFromDate === undefined ? null : dateParam('pickupFromDate', q.pickupFromDate, v);
+  const to = q.pickupToDate === undefined ? null : dateParam('pickupToDate', q.pickupToDate, v);
+  if (from && to) {
+    if (v.check('pickupToDate', from <= to, 'The pickupToDate must not be before the pickupFromDate.')) {
+      v.check(
+        'pickupToDate',
+        daysBetween(from, to) <= MAX_LISTING_DAYS,
+        `The interval may span at most ${MAX_LISTING_DAYS} days.`,
+      );
+    }
+  }
+  const zip = q.postalcode?.padStart(4, '0') ?? null;
+  if (zip !== null)
+    v.check(
+      'postalcode',
+      /^\d{4}$/.test(zip),
+      'The postalcode field must be a postal code of up to 4 digits.',
+    );
+  v.throwIfAny();
+  return { from, to, zip };
+}
+
 export type ListingService = ReturnType<typeof createListingService>;
 
 export interface ListingDeps {
@@ -61,27 +90,8 @@ export function createListingService({ booking }: ListingDeps) {
      */
     async list(account: Account, q: ListingQuery): Promise<ShipmentListRecord[]> {
       assertCanActFor(account, q.customerid);
-      const v = new Violations();
-      const from = dateParam('pickupFromDate', q.pickupFromDate, v);
-      const to = dateParam('pickupToDate', q.pickupToDate, v);
-      if (from && to) {
-        if (v.check('pickupToDate', from <= to, 'The pickupToDate must not be before the pickupFromDate.')) {
-          v.check(
-            'pickupToDate',
-            daysBetween(from, to) <= MAX_LISTING_DAYS,
-            `The interval may span at most ${MAX_LISTING_DAYS} days.`,
-          );
-        }
-      }
-      const zip = q.postalcode.padStart(4, '0');
-      v.check(
-        'postalcode',
-        /^\d{4}$/.test(zip),
-        'The postalcode field must be a postal code of up to 4 digits.',
-      );
-      v.throwIfAny();
-
-      if (!from || !to) throw new Error('checked dates'); // unreachable after throwIfAny
+      const { from, to, zip } = checkListingQuery(q);
+      if (!from || !to || !zip) throw new Error('checked query'); // unreachable: checked whole
       const rows = await booking.listed({ customerNr: String(q.customerid), pickupZip: zip, from, to });
       return rows.map((r) => {
         const at = (time: string | null) => (r.pickupDate && time ? `${r.pickupDate}T${time}:00` : null);
