@@ -98,13 +98,15 @@ export function createResolver(
 ) {
   const clock = deps.clock ?? (() => new Date());
 
-  // Stale entries are served while a background fetch refreshes them (see PRICING_CACHE_MS).
+  // An entry is fresh for half of `ttl`, then served while a background fetch refreshes it, until it
+  // is `ttl` old (see PRICING_CACHE_MS); the database failing, it is served on.
   const cacheOptions = {
     max: 20_000,
-    ttl,
+    ttl: Math.max(1, ttl / 2),
     allowStale: true,
     noDeleteOnStaleGet: true,
     noDeleteOnFetchRejection: true,
+    allowStaleOnFetchRejection: true,
   } as const;
   const terminals = new LRUCache<string, { terminal: string | null; known: boolean }>({
     ...cacheOptions,
@@ -162,7 +164,8 @@ export function createResolver(
 
   /**
    * A cached value at once when fresh; else the cache's fetch, which serves a stale value while it
-   * refreshes, except a stale miss (unknown customer or zip), which waits for the fresh answer.
+   * refreshes, except a stale miss (unknown customer or zip) or a value older than `ttl` (a process
+   * that was idle), which wait for the fresh answer.
    */
   function lookup<V extends { customer: unknown } | { terminal: unknown }>(
     cache: LRUCache<string, V>,
@@ -172,7 +175,8 @@ export function createResolver(
     if (fresh) return fresh;
     const stale = cache.peek(key, { allowStale: true });
     const miss = !stale || ('customer' in stale ? stale.customer === null : stale.terminal === null);
-    return cache.fetch(key, { allowStale: !miss });
+    const young = -cache.getRemainingTTL(key) < ttl / 2;
+    return cache.fetch(key, { allowStale: !miss && young });
   }
 
   /** Everything a domestic quote needs besides the measures, from what the caches hold. */

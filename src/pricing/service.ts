@@ -25,8 +25,9 @@ export type {
 /**
  * How long a process trusts its cached tariffs, exchange rates, postal-code terminals and customer
  * agreements. A change made through this process is seen at once; other processes see it within
- * this time. Stale entries are served while they are refreshed in the background, so a request never
- * waits for the database once the caches are warm.
+ * this time. Entries are refreshed in the background from half this age, so under steady load a
+ * request never waits for the database; one older than this (a process that was idle) is waited
+ * for, and served on only while the database cannot answer.
  */
 export const PRICING_CACHE_MS = 10_000;
 

@@ -11,7 +11,7 @@ export interface Version<C> {
 
 /** A table's versions in memory: every version at once when loaded, and a reload after a change. */
 export interface VersionCache<C> {
-  /** Every version, oldest first: at once when loaded (a stale list is refreshed in the background). */
+  /** Every version, oldest first, never older than the cache's time while the database answers. */
   all(): Version<C>[] | Promise<Version<C>[]>;
   /** Reloads now (after a change made through this process). */
   reload(): Promise<Version<C>[]>;
@@ -19,8 +19,8 @@ export interface VersionCache<C> {
 
 /**
  * The versions of a table (tariffs, exchange rates) compiled once and kept in memory; refreshed from
- * the database when older than `ttlMs` (in the background once loaded), recompiling only changed
- * versions.
+ * the database in the background when older than half of `ttlMs`, and waited for when older than
+ * `ttlMs`, recompiling only changed versions.
  */
 export function versionCache<T, C>(
   load: () => Promise<StoredVersion<T>[]>,
@@ -59,8 +59,16 @@ export function versionCache<T, C>(
   return {
     all(): Version<C>[] | Promise<Version<C>[]> {
       if (!state) return refresh();
-      if (Date.now() - state.at > ttlMs) refresh().catch(() => {});
-      return state.versions;
+      const age = Date.now() - state.at;
+      if (age <= ttlMs / 2) return state.versions;
+      const held = state.versions;
+      // Past half its life the list is refreshed in the background, so under steady load no request
+      // waits; past its life (an idle process) the request waits, unless the database cannot answer.
+      if (age <= ttlMs) {
+        refresh().catch(() => {});
+        return held;
+      }
+      return refresh().catch(() => held);
     },
     reload: async () => {
       if (inflight) await inflight.catch(() => {});

@@ -4,12 +4,14 @@ import { allCodesWithTerminals, registerDigest } from './store/postal-codes';
 
 /**
  * The postal register in memory: every code and its serving terminal, so a booking's zip check and
- * route cost no database round trip. Every `REGISTER_CHECK_MS` a request starts a background check of
- * the register's digest (one row) and the codes are read again only when it changed; requests keep
- * using the snapshot meanwhile, so a check never makes one wait. A change through this process
- * (register import, routing replace, shipped load) clears it at once; one through another process of
- * the fleet is seen within the interval. The embedded database has one process, so it is never
- * checked there: the digest would run on this process's event loop (PGlite is in-process) for nothing.
+ * route cost no database round trip. From half of `REGISTER_CHECK_MS` a request starts a background
+ * check of the register's digest (one row), and the codes are read again only when it changed;
+ * requests keep using the snapshot meanwhile, so under steady load a check never makes one wait. A
+ * snapshot unchecked for the whole interval (a process that was idle) is checked before it answers.
+ * A change through this process (register import, routing replace, shipped load) clears it at once;
+ * one through another process of the fleet is seen within the interval. The embedded database has
+ * one process, so it is never checked there: the digest would run on this process's event loop
+ * (PGlite is in-process) for nothing.
  */
 const REGISTER_CHECK_MS = 10_000;
 
@@ -21,7 +23,8 @@ type RegisterSnapshot = ReadonlyMap<string, string | null>;
 interface State {
   codes: Promise<{ map: RegisterSnapshot; digest: string }>;
   checkedAt: number;
-  checking: boolean;
+  /** The digest check under way, if one is. */
+  checking: Promise<void> | null;
 }
 
 /** The codes, with the register's digest when it will be checked (`digest` then gives it). */
@@ -40,7 +43,7 @@ function createSnapshot(db: Db) {
     const next: State = {
       codes: load(db, checked ? registerDigest(db) : null),
       checkedAt: Date.now(),
-      checking: false,
+      checking: null,
     };
     // A failed load is not kept: the next request tries again.
     next.codes.catch(() => {
@@ -48,8 +51,14 @@ function createSnapshot(db: Db) {
     });
     return next;
   };
-  async function check(current: State): Promise<void> {
-    current.checking = true;
+  function check(current: State): Promise<void> {
+    current.checking = compare(current).finally(() => {
+      current.checkedAt = Date.now();
+      current.checking = null;
+    });
+    return current.checking;
+  }
+  async function compare(current: State): Promise<void> {
     try {
       const { digest } = await current.codes;
       const now = await registerDigest(db);
@@ -59,17 +68,18 @@ function createSnapshot(db: Db) {
       }
     } catch {
       // Keep the snapshot; the next interval checks again.
-    } finally {
-      current.checkedAt = Date.now();
-      current.checking = false;
     }
   }
   return {
     async get(): Promise<RegisterSnapshot> {
       if (!state) state = fresh();
       const current = state;
-      if (checked && !current.checking && Date.now() - current.checkedAt > REGISTER_CHECK_MS)
-        void check(current);
+      if (checked) {
+        const age = Date.now() - current.checkedAt;
+        // Checked in the background from half the interval; past it (an idle process), waited for.
+        if (age > REGISTER_CHECK_MS) await (current.checking ?? check(current));
+        else if (age > REGISTER_CHECK_MS / 2 && !current.checking) void check(current);
+      }
       return (await current.codes).map;
     },
     clear(): void {
