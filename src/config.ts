@@ -134,13 +134,18 @@ export function loadConfig(env: Env = process.env): Config {
     throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   }
   const { seller } = candidate;
-  const sellerProblems = [
+  const problems = [
+    // A credential with a dot is read as an access token, and one with white space cannot be sent
+    // in an Authorization header: such an admin key would start the server and never sign in.
+    candidate.adminKey && /[.\s]/.test(candidate.adminKey)
+      ? 'adminKey: KOLLI_ADMIN_KEY must not hold a dot or white space (a dot marks an access token)'
+      : null,
     isOrgNr(seller.orgNr) ? null : 'seller.orgNr: KOLLI_SELLER_ORG_NR fails its MOD11 check digit',
     isBankAccount(seller.bankAccount)
       ? null
       : 'seller.bankAccount: KOLLI_SELLER_BANK_ACCOUNT fails its MOD11 check digit',
   ].filter((p) => p !== null);
-  if (sellerProblems.length) throw new Error(`Invalid configuration:\n  ${sellerProblems.join('\n  ')}`);
+  if (problems.length) throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   if (candidate.invoiceCron) {
     try {
       new Cron(candidate.invoiceCron, { paused: true, timezone: 'Europe/Oslo' }).stop();

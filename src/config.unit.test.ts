@@ -19,6 +19,9 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PORT: '80a' })).toThrow(/port/);
     expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).toThrow(/databaseUrl/);
     expect(() => loadConfig({ KOLLI_ADMIN_KEY: 'short' })).toThrow(/adminKey/);
+    // It would start, and never sign in: a dot marks an access token, a space ends the header's credential.
+    expect(() => loadConfig({ KOLLI_ADMIN_KEY: 'audit.admin.key.0123456789' })).toThrow(/adminKey.*dot/);
+    expect(() => loadConfig({ KOLLI_ADMIN_KEY: 'audit admin key 0123456789' })).toThrow(/adminKey/);
     expect(() => loadConfig({ KOLLI_INVOICE_CRON: '0 2 * * * * * *' })).toThrow(/invoiceCron/);
     expect(() => loadConfig({ KOLLI_INVOICE_CRON: '0 75 * * *' })).toThrow(/invoiceCron/);
     expect(loadConfig({ KOLLI_INVOICE_CRON: '0 2 * * *' }).invoiceCron).toBe('0 2 * * *');

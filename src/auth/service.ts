@@ -70,9 +70,16 @@ export function createAuthService(deps: { db: Db; config: Config }) {
   }
 
   const signingKey = () => {
-    secret ??= (
-      deps.config.tokenSecret ? Promise.resolve(deps.config.tokenSecret) : store.tokenSecret()
-    ).then((s) => new TextEncoder().encode(s));
+    if (!secret) {
+      const reading = (
+        deps.config.tokenSecret ? Promise.resolve(deps.config.tokenSecret) : store.tokenSecret()
+      ).then((s) => new TextEncoder().encode(s));
+      // A read that failed (the database was down) is not kept: the next token asks again.
+      reading.catch(() => {
+        if (secret === reading) secret = undefined;
+      });
+      secret = reading;
+    }
     return secret;
   };
 

@@ -28,11 +28,14 @@ const NETWORK_CODES = new Set([
  */
 const UNAVAILABLE_SQLSTATE = /^(08...|57P0[1-3]|53300)$/;
 
+/** A server that is not accepting connections (`ALLOW_CONNECTIONS false`, SQLSTATE 55000). */
+const NOT_ACCEPTING = /is not currently accepting connections/;
+
 /** node-postgres reports a lost or unobtainable connection by message alone. */
 const UNAVAILABLE_MESSAGE =
   /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly|Query read timeout)/;
 
-type ErrorLike = { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+type ErrorLike = { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown; syscall?: unknown };
 
 /** True when the error, or any error it wraps (`cause`, `AggregateError.errors`), is a database outage. */
 export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
@@ -41,6 +44,9 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   if (typeof e.code === 'string' && (NETWORK_CODES.has(e.code) || UNAVAILABLE_SQLSTATE.test(e.code))) {
     return true;
   }
+  // A Unix socket whose server stopped is gone: connecting to it fails with ENOENT.
+  if (e.code === 'ENOENT' && e.syscall === 'connect') return true;
+  if (e.code === '55000' && typeof e.message === 'string' && NOT_ACCEPTING.test(e.message)) return true;
   if (typeof e.message === 'string' && UNAVAILABLE_MESSAGE.test(e.message)) return true;
   if (Array.isArray(e.errors) && e.errors.some((x) => isDatabaseUnavailable(x, depth + 1))) return true;
   return isDatabaseUnavailable(e.cause, depth + 1);

@@ -23,6 +23,16 @@ describe('isDatabaseUnavailable', () => {
     ['too many connections (53300)', withCode('sorry, too many clients already', '53300')],
     ['wrapped by Drizzle', drizzle(withCode('connect ECONNREFUSED ::1:5432', 'ECONNREFUSED'))],
     ['both address families refused', drizzle(new AggregateError([withCode('x', 'ECONNREFUSED')]))],
+    [
+      'a Unix socket whose server stopped',
+      Object.assign(withCode('connect ENOENT /var/run/postgresql/.s.PGSQL.5432', 'ENOENT'), {
+        syscall: 'connect',
+      }),
+    ],
+    [
+      'a database not accepting connections (55000)',
+      withCode('database "kolli" is not currently accepting connections', '55000'),
+    ],
   ])('%s is an outage', (_name, error) => {
     expect(isDatabaseUnavailable(error)).toBe(true);
   });
@@ -31,6 +41,11 @@ describe('isDatabaseUnavailable', () => {
     ['a unique violation', drizzle(withCode('duplicate key value violates unique constraint', '23505'))],
     ['a missing relation', drizzle(withCode('relation "x" does not exist', '42P01'))],
     ['a bug', new TypeError('cannot read properties of undefined')],
+    [
+      'a missing file',
+      Object.assign(withCode("ENOENT: no such file, open 'x'", 'ENOENT'), { syscall: 'open' }),
+    ],
+    ['another 55000', withCode('cannot refresh materialized view concurrently', '55000')],
     ['not an error', 'ECONNREFUSED'],
   ])('%s is not', (_name, error) => {
     expect(isDatabaseUnavailable(error)).toBe(false);
