@@ -1,4 +1,5 @@
 import type { PGlite } from '@electric-sql/pglite';
+import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
@@ -17,8 +18,26 @@ export async function migratePgliteClient(client: PGlite): Promise<void> {
 }
 
 /**
+ * True when the database holds every committed migration: Drizzle's own record of the latest one
+ * applied is at least as new as the newest in the folder. False when it cannot tell (a new database).
+ */
+async function isCurrent(client: pg.Client): Promise<boolean> {
+  const newest = Math.max(...readMigrationFiles({ migrationsFolder }).map((m) => m.folderMillis));
+  try {
+    const { rows } = await client.query<{ at: string | null }>(
+      'select max(created_at)::text as at from drizzle.__drizzle_migrations',
+    );
+    return rows[0]?.at != null && Number(rows[0].at) >= newest;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Applies the committed migrations on PostgreSQL. A session advisory lock on one connection makes
- * processes that start together take turns, so each migration runs once.
+ * processes that start together take turns, so each migration runs once. A database that is already
+ * current takes no lock at all: behind a transaction pooler (pgbouncer) the lock and its unlock would
+ * run on different server connections, and the lock, left held, would stop every later start.
  */
 export async function migratePostgres(url: string): Promise<void> {
   // Its own connection, without the pool's query timeout: waiting for another host's migration
@@ -26,10 +45,14 @@ export async function migratePostgres(url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
+    if (await isCurrent(client)) return;
     await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
-    await migratePg(drizzlePg(client), { migrationsFolder });
+    try {
+      await migratePg(drizzlePg(client), { migrationsFolder });
+    } finally {
+      await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
+    }
   } finally {
-    await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
     await client.end();
   }
 }
