@@ -55,6 +55,25 @@ describe('customers', () => {
       expect(Object.keys(json<{ errors: object }>(res).errors)).toEqual(['CustomerNr']);
     }
   });
+
+  test('a freight discount has at most 2 decimals: it is priced in whole basis points', async () => {
+    const create = (CustomerNr: string, FreightDiscountPercent: number) =>
+      ctx.app.inject({
+        method: 'POST',
+        url: '/admin/customers',
+        headers: admin,
+        payload: { CustomerNr, Name: 'Rabatt AS', Agreement: { FreightDiscountPercent } },
+      });
+    for (const [nr, percent] of [
+      ['4101', 12.345],
+      ['4102', 1.005],
+    ] as const) {
+      const res = await create(nr, percent);
+      expect(res.statusCode, String(percent)).toBe(400);
+      expect(Object.keys(json<{ errors: object }>(res).errors)).toEqual(['Agreement.FreightDiscountPercent']);
+    }
+    expect((await create('4103', 12.35)).statusCode).toBe(201);
+  });
 });
 
 describe('API keys', () => {

@@ -67,6 +67,14 @@ export function createCustomerService({ db }: { db: Db }) {
         /^[1-9][0-9]{0,9}$/.test(input.CustomerNr) && Number(input.CustomerNr) <= 2_147_483_647,
         'A customer number is a whole number from 1 to 2147483647, without leading zeros.',
       );
+      // Priced in whole basis points: more decimals would be rounded through binary fractions
+      // (12.345 % priced as 12.35 %, 1.005 % as 1 %), not as stored and shown.
+      const discount = input.Agreement?.FreightDiscountPercent;
+      v.check(
+        'Agreement.FreightDiscountPercent',
+        discount === undefined || /^\d{1,3}(\.\d{1,2})?$/.test(String(discount)),
+        'A freight discount is a percentage with at most 2 decimals (12.35).',
+      );
       v.throwIfAny();
       const row = await store.insert({
         customerNr: input.CustomerNr,
