@@ -77,6 +77,7 @@ function bookingField(field: string): string {
     loadMeters: 'Parcels',
     palletSpaces: 'Parcels',
     request: 'Parcels',
+    measures: 'Parcels',
   };
   return names[field] ?? field;
 }

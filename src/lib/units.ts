@@ -31,6 +31,9 @@ export const dm3ToCm3 = (dm3: number): number => Math.round(dm3 * CM3_PER_DM3);
 /** Integer cm³ → dm³ for the wire. */
 export const cm3ToDm3 = (cm3: number): number => cm3 / CM3_PER_DM3;
 
+/** Integer cm³ → m³ (the international calculator's wire unit). */
+export const cm3ToM3 = (cm3: number): number => cm3 / (CM3_PER_DM3 * 1000);
+
 /** `cm3ToDm3` that keeps an unknown volume unknown. */
 export const cm3ToDm3OrNull = (cm3: number | null): number | null => (cm3 === null ? null : cm3ToDm3(cm3));
 

@@ -147,6 +147,12 @@ function wireErrors(errors: QuoteErrors, names: Names, v: Violations): void {
   for (const [field, messages] of Object.entries(errors)) {
     const parcel = /^parcels\[(\d+)\]\.(\w+)$/.exec(field);
     const service = /^services\[(\d+)\]$/.exec(field);
+    if (field === 'measures') {
+      // A measure given so small that it weighs 0 g once rounded (0.0001 load meters).
+      for (const f of [names.volume, names.weight, names.loadMeters, names.palletSpaces])
+        for (const m of messages ?? []) v.add(f, m);
+      continue;
+    }
     const name = parcel
       ? `${names.parcels}[${parcel[1]}].${names.parcel[parcel[2] as ParcelField] ?? parcel[2]}`
       : service
@@ -259,7 +265,7 @@ export function createCalculator(pricing: PricingService) {
     return andThen(quoted, (result) => {
       if (result.ok === false) {
         // The engine's own "no measure" rule repeats the one reported above under the field names.
-        const { request: _alreadyReported, ...errors } = result.errors;
+        const { measures: _alreadyReported, ...errors } = result.errors;
         wireErrors(v.has(names.weight) ? errors : result.errors, names, v);
       }
       v.throwIfAny();

@@ -190,10 +190,14 @@ export function createResolver(
     from: { terminal: string | null; known: boolean } | undefined,
     to: { terminal: string | null; known: boolean } | undefined,
     rules: CatalogRules,
+    senderEntry: { customer: CustomerFacts | null } | undefined = payerEntry,
   ): Resolved<DomesticContext> {
     const errors: QuoteErrors = {};
     const tariff = tariffIn(versions, req.pickupDate);
     const payer = payerEntry?.customer ?? null;
+    // Another payer prices on its agreement, but the sender must exist too.
+    if (!senderEntry?.customer && req.customerNr !== req.payerCustomerNr)
+      addError(errors, 'customerNr', `Customer number ${req.customerNr} does not exist.`);
     const facts = catalogFacts(rules);
     const product = facts.products.get(req.productCode);
     if (!product) addError(errors, 'productCode', `Product code ${req.productCode} does not exist.`);
@@ -212,7 +216,14 @@ export function createResolver(
       if (!found?.known) addError(errors, field, `Postal code ${zip} is not in the postal register.`);
       else if (!found.terminal) addError(errors, field, `No terminal serves postal code ${zip}.`);
     }
-    if (!product || typeof tariff === 'string' || !payer || !from?.terminal || !to?.terminal) {
+    if (
+      !product ||
+      typeof tariff === 'string' ||
+      !payer ||
+      !senderEntry?.customer ||
+      !from?.terminal ||
+      !to?.terminal
+    ) {
       return { ok: false, errors };
     }
     return {
@@ -240,19 +251,23 @@ export function createResolver(
   ): MaybePromise<Resolved<DomesticContext>> {
     const versions = tariffs.all();
     const payer = lookup(customers, req.payerCustomerNr);
+    const sender = req.customerNr === req.payerCustomerNr ? payer : lookup(customers, req.customerNr);
     const from = lookup(terminals, req.fromZip);
     const to = lookup(terminals, req.toZip);
     const rules = deps.catalog.rules();
     if (
       versions instanceof Promise ||
       payer instanceof Promise ||
+      sender instanceof Promise ||
       from instanceof Promise ||
       to instanceof Promise ||
       rules instanceof Promise
     ) {
-      return Promise.all([versions, payer, from, to, rules]).then((ready) => domesticContext(req, ...ready));
+      return Promise.all([versions, payer, from, to, rules, sender]).then((ready) =>
+        domesticContext(req, ...ready),
+      );
     }
-    return domesticContext(req, versions, payer, from, to, rules);
+    return domesticContext(req, versions, payer, from, to, rules, sender);
   }
 
   /** Everything an international quote needs besides the shipment: tariff, product, discount, rate. */

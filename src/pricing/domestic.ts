@@ -217,7 +217,7 @@ export function priceDomestic(req: DomesticRequest, ctx: DomesticContext): Resul
     unitGrams,
   );
   c.check(
-    'request',
+    'measures',
     shipmentGrams > 0 || parcels.length > 0,
     'Give at least one of the weight, volume, load meters or pallet spaces.',
   );

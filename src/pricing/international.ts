@@ -1,4 +1,11 @@
-import { ceilToWholeKg, gramsOfVolumeAtKgPerM3, mulDivHalfUp, percentOf, wholeKgToGrams } from '../lib/units';
+import {
+  ceilToWholeKg,
+  cm3ToM3,
+  gramsOfVolumeAtKgPerM3,
+  mulDivHalfUp,
+  percentOf,
+  wholeKgToGrams,
+} from '../lib/units';
 import { type CompiledTariff, tablePrice } from './compiled-tariff';
 import {
   Collector,
@@ -88,7 +95,7 @@ export function priceInternational(
   });
   const c = new Collector();
   const weightGrams = measure(c, 'weight', req.weightGrams, MAX.grams, 'weight');
-  const volumeCm3 = measure(c, 'volume', req.volumeCm3, MAX.cm3, 'volume');
+  const volumeCm3 = measure(c, 'volume', req.volumeCm3, MAX.cm3, 'volume', cm3ToM3(MAX.cm3));
   c.check('weight', weightGrams > 0, 'The weight must be greater than 0.');
   const serviceLinesEur: CostLine[] = [];
   let dangerous = req.dangerousGoods;

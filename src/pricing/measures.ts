@@ -10,6 +10,8 @@ import { basisPointsToPercent, dm3ToCm3, percentOf, wholeKgToGrams } from '../li
 /** Logical names of the inputs the engine can complain about. */
 export type Field =
   | 'request'
+  /** No measure that weighs anything: the operation names its four measure fields. */
+  | 'measures'
   | 'customerNr'
   | 'payerCustomerNr'
   | 'productCode'

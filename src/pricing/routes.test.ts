@@ -159,6 +159,13 @@ describe('GET /v3/Calculate/', () => {
     const missing = await v3({ Weight: 25, PaymentCode: 'F' }, payerKey);
     expect(missing.statusCode).toBe(400);
     expect(Object.keys(errorsOf(missing))).toEqual(['PayerCustomerNr']);
+    // Another payer's agreement prices, but the sender must exist too (it was priced unknown).
+    const ghost = await v3(
+      { Customernr: '7777777', Weight: 25, PaymentCode: 'F', PayerCustomerNr: '3000' },
+      ADMIN_KEY,
+    );
+    expect(ghost.statusCode).toBe(400);
+    expect(Object.keys(errorsOf(ghost))).toEqual(['Customernr']);
   });
 
   test('names are case-insensitive and list parameters repeat', async () => {
@@ -205,6 +212,17 @@ describe('GET /v3/Calculate/', () => {
       expect(res.statusCode, name).toBe(400);
       expect(Object.keys(errorsOf(res))).toEqual([name]);
     }
+  });
+
+  test('a measure too small to weigh a gram is named among the measures, not as the request', async () => {
+    const res = await v3({ NumberOfLoadMeters: '0.0001' });
+    expect(res.statusCode).toBe(400);
+    expect(Object.keys(errorsOf(res)).sort()).toEqual([
+      'NumberOfLoadMeters',
+      'NumberOfPalletSpaces',
+      'VolumeD3',
+      'Weight',
+    ]);
   });
 
   test('the same parameter twice in two spellings is refused as twice in one spelling is', async () => {
@@ -529,6 +547,12 @@ describe('GET /v2/europe/price', () => {
     const res = await europe({ Currency: 'EUR', IsDangerousGoods: 'True' as unknown as boolean });
     expect(res.statusCode, res.body).toBe(200);
     expect(json<{ Total: string }>(res).Total).toBe('177.61');
+  });
+
+  test('a volume over the limit is named in the parameter’s own unit, m³', async () => {
+    const res = await europe({ Volume: '999999' });
+    expect(res.statusCode).toBe(400);
+    expect(errorsOf(res).Volume).toEqual(['The volume must be at most 10000.']);
   });
 
   test('no price is a 200 with Error and the price fields null', async () => {
