@@ -99,14 +99,14 @@ export function createResolver(
   const clock = deps.clock ?? (() => new Date());
 
   // An entry is fresh for half of `ttl`, then served while a background fetch refreshes it, until it
-  // is `ttl` old (see PRICING_CACHE_MS); the database failing, it is served on.
+  // is `ttl` old (see PRICING_CACHE_MS and `lookup`).
+  const freshMs = Math.max(1, ttl / 2);
   const cacheOptions = {
     max: 20_000,
-    ttl: Math.max(1, ttl / 2),
+    ttl: freshMs,
     allowStale: true,
     noDeleteOnStaleGet: true,
     noDeleteOnFetchRejection: true,
-    allowStaleOnFetchRejection: true,
   } as const;
   const terminals = new LRUCache<string, { terminal: string | null; known: boolean }>({
     ...cacheOptions,
@@ -163,9 +163,11 @@ export function createResolver(
   }
 
   /**
-   * A cached value at once when fresh; else the cache's fetch, which serves a stale value while it
-   * refreshes, except a stale miss (unknown customer or zip) or a value older than `ttl` (a process
-   * that was idle), which wait for the fresh answer.
+   * A cached value at once when fresh. A found value past its freshness is served while a background
+   * fetch refreshes it, until it is `ttl` old; an older one (a process that was idle) and a miss
+   * (unknown customer or zip) wait for the database. When the database cannot answer, an old found
+   * value is served on, and kept fresh a while so that not every request waits on the outage; a miss
+   * or nothing held fails as the outage it is (503), never as "does not exist".
    */
   function lookup<V extends { customer: unknown } | { terminal: unknown }>(
     cache: LRUCache<string, V>,
@@ -173,10 +175,16 @@ export function createResolver(
   ): V | Promise<V | undefined> {
     const fresh = cache.get(key, { allowStale: false });
     if (fresh) return fresh;
-    const stale = cache.peek(key, { allowStale: true });
-    const miss = !stale || ('customer' in stale ? stale.customer === null : stale.terminal === null);
-    const young = -cache.getRemainingTTL(key) < ttl / 2;
-    return cache.fetch(key, { allowStale: !miss && young });
+    const held = cache.peek(key, { allowStale: true });
+    const found =
+      held !== undefined && ('customer' in held ? held.customer !== null : held.terminal !== null);
+    if (!found) return cache.fetch(key, { allowStale: false });
+    const staleForMs = -cache.getRemainingTTL(key);
+    if (staleForMs < ttl - freshMs) return cache.fetch(key, { allowStale: true });
+    return cache.fetch(key, { allowStale: false }).catch(() => {
+      cache.set(key, held);
+      return held;
+    });
   }
 
   /** Everything a domestic quote needs besides the measures, from what the caches hold. */

@@ -68,7 +68,12 @@ export function versionCache<T, C>(
         refresh().catch(() => {});
         return held;
       }
-      return refresh().catch(() => held);
+      return refresh().catch(() => {
+        // The database cannot answer: served on, and counted as half-fresh, so that the next
+        // requests are answered at once while the background tries again, not each after a timeout.
+        if (state) state.at = Date.now() - ttlMs / 2;
+        return held;
+      });
     },
     reload: async () => {
       if (inflight) await inflight.catch(() => {});
