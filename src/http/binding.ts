@@ -67,7 +67,7 @@ const BLANK = /^\s+$/;
 /**
  * The value binder of a schema that declares no properties or items: numbers, strings, date-times.
  * `fromText` (a query string) reads values as ASP.NET reads them from text: `True` is a boolean, and
- * a number of only spaces is no number (Ajv's coercion would read it as 0).
+ * a number of only spaces is empty, so validation refuses it (Ajv's coercion would read it as 0).
  */
 function scalarBinder(schema: JsonSchema, fromText: boolean): Binder {
   const types = typesOf(schema);
@@ -238,10 +238,16 @@ function groupIndexedParams(query: Record<string, unknown>): Record<string, unkn
         ? (held as Record<string, unknown>)
         : {};
     list.items.set(index, item);
-    item[property] = property in item ? [...valuesOf(item[property]), ...valuesOf(value)] : value;
+    // One property however it is spelt (`.Weight` and `[weight]`): given twice, it is two values.
+    const lower = property.toLowerCase();
+    item[lower] = Object.hasOwn(item, lower) ? [...valuesOf(item[lower]), ...valuesOf(value)] : value;
   }
-  for (const { name, items } of lists.values()) {
-    out[name] = [...items.entries()].sort(([a], [b]) => a - b).map(([, item]) => item);
+  for (const [lower, { name, items }] of lists) {
+    const values = [...items.entries()].sort(([a], [b]) => a - b).map(([, item]) => item);
+    // `Services=16&services[0]=35` is one list of two values.
+    const plain = Object.keys(out).find((k) => k.toLowerCase() === lower);
+    if (plain === undefined) out[name] = values;
+    else out[plain] = [...valuesOf(out[plain]), ...values];
   }
   return out;
 }
@@ -249,12 +255,20 @@ function groupIndexedParams(query: Record<string, unknown>): Record<string, unkn
 /** A query-string binder: case variants merged, indexed lists grouped, then names and values bound. */
 export function compileQueryBinder(schema: JsonSchema | undefined): Binder {
   const bind = compileBinder(schema, true);
-  return bind === identity
-    ? identity
-    : (query) =>
-        typeof query === 'object' && query !== null
-          ? bind(groupIndexedParams(mergeCaseVariants(query as Record<string, unknown>)))
-          : bind(query);
+  if (bind === identity) return identity;
+  // Names all spelt as declared are distinct names: nearly every query, and no merging to do.
+  const declared = new Set(Object.keys(declaredProperties(schema ?? {})));
+  return (query) => {
+    if (typeof query !== 'object' || query === null) return bind(query);
+    let params = query as Record<string, unknown>;
+    for (const name in params) {
+      if (!declared.has(name)) {
+        params = mergeCaseVariants(params);
+        break;
+      }
+    }
+    return bind(groupIndexedParams(params));
+  };
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
