@@ -724,22 +724,24 @@ describe('return shipments', () => {
     });
   });
 
-  test('cancelling the shipment cancels its return shipment too', async () => {
-    const res = await post(
-      booking({
-        ProductCode: 'HJ',
-        DeliveryType: 0,
-        ShouldGenerateReturnShipment: true,
-        RecipientCompanyName: undefined,
-      }),
+  /** A published HJ shipment with its generated return shipment. */
+  const bookWithReturn = async () =>
+    json<UpdateResult>(
+      await post(
+        booking({
+          ProductCode: 'HJ',
+          DeliveryType: 0,
+          ShouldGenerateReturnShipment: true,
+          RecipientCompanyName: undefined,
+        }),
+      ),
     );
-    const { ShipmentId, ReturnShipmentId } = json<UpdateResult>(res);
-    const del = await ctx.app.inject({
-      method: 'DELETE',
-      url: `/v2/Shipment/${ShipmentId}`,
-      headers: bearer(key),
-    });
-    expect(del.statusCode).toBe(204);
+  const cancel = (id: string | null) =>
+    ctx.app.inject({ method: 'DELETE', url: `/v2/Shipment/${id}`, headers: bearer(key) });
+
+  test('cancelling the shipment cancels its return shipment too', async () => {
+    const { ShipmentId, ReturnShipmentId } = await bookWithReturn();
+    expect((await cancel(ShipmentId)).statusCode).toBe(204);
     expect((await read(String(ReturnShipmentId))).statusCode).toBe(404);
     const events = await ctx.database.db
       .select()
@@ -749,21 +751,8 @@ describe('return shipments', () => {
   });
 
   test('a return shipment cancelled on its own names its original in the event', async () => {
-    const res = await post(
-      booking({
-        ProductCode: 'HJ',
-        DeliveryType: 0,
-        ShouldGenerateReturnShipment: true,
-        RecipientCompanyName: undefined,
-      }),
-    );
-    const { ShipmentId, ReturnShipmentId } = json<UpdateResult>(res);
-    const del = await ctx.app.inject({
-      method: 'DELETE',
-      url: `/v2/Shipment/${ReturnShipmentId}`,
-      headers: bearer(key),
-    });
-    expect(del.statusCode).toBe(204);
+    const { ShipmentId, ReturnShipmentId } = await bookWithReturn();
+    expect((await cancel(ReturnShipmentId)).statusCode).toBe(204);
     const [event] = await ctx.database.db
       .select()
       .from(outboxEvents)

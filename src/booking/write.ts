@@ -21,11 +21,11 @@ import type { Checked } from './validate';
 
 /** The write side of booking, inside the caller's transaction: update, return shipments, cancel. */
 
-/** The ETag of a shipment version; `If-Match` is compared with it (weak or strong form, or `*`). */
 /** Why a client may not choose a number where Kolli draws the carrier's own (`inDrawnRange`). */
 const CARRIER_NUMBER =
   'lies in the range the carrier draws its own numbers from (its GS1 company prefix; for an SSCC, with extension digit 0)';
 
+/** The ETag of a shipment version; `If-Match` is compared with it (weak or strong form, or `*`). */
 export const etagOf = (row: Pick<ShipmentRow, 'id' | 'version'>) => `"${row.id}-${row.version}"`;
 const matches = (ifMatch: string, row: ShipmentRow) =>
   ifMatch

@@ -250,7 +250,7 @@ describe('a malformed date is named beside every other violation (CONTRACT §4)'
 
 describe('integers a double cannot hold', () => {
   test('a 17-digit ShipmentId sent as a JSON number keeps its digits (CONTRACT §2)', async () => {
-    // 73123459999999990 is above 2^53: JSON.parse alone reads it as 70900019999999996.
+    // 73123459999999996 is above 2^53: JSON.parse alone reads it as 73123460000000000.
     const id = gsin('7312345', 999999999);
     expect(Number.isSafeInteger(Number(id))).toBe(false);
     const body = JSON.stringify(osloBergenBooking({ ShipmentStatus: 'Draft' })).replace(

@@ -287,30 +287,12 @@ describe('POST /ops/scans', () => {
 
   test('an invoiced shipment keeps its pickup date when an earlier scan arrives late', async () => {
     const { ShipmentId, ParcelIds } = await book();
-    const first = results(
-      await scan([
-        {
-          EventId: 'invoiced-pickup-1',
-          ParcelId: String(ParcelIds[0]),
-          EventType: 'PickedUp',
-          Time: '2026-11-23T09:45:00',
-        },
-      ]),
-    );
-    expect(first[0]?.Status).toBe('accepted');
+    const pickUp = async (EventId: string, ParcelId: string | undefined, Time: string) =>
+      results(await scan([{ EventId, ParcelId: String(ParcelId), EventType: 'PickedUp', Time }]))[0]?.Status;
+    expect(await pickUp('invoiced-pickup-1', ParcelIds[0], '2026-11-23T09:45:00')).toBe('accepted');
     await ctx.database.db.update(shipments).set({ invoicedAt: NOW }).where(eq(shipments.id, ShipmentId));
     // The other parcel's scan, from the evening before publication (within the 24 hours allowed).
-    const late = results(
-      await scan([
-        {
-          EventId: 'invoiced-pickup-2',
-          ParcelId: String(ParcelIds[1]),
-          EventType: 'PickedUp',
-          Time: '2026-11-22T20:00:00',
-        },
-      ]),
-    );
-    expect(late[0]?.Status).toBe('accepted');
+    expect(await pickUp('invoiced-pickup-2', ParcelIds[1], '2026-11-22T20:00:00')).toBe('accepted');
     const [row] = await ctx.database.db.select().from(shipments).where(eq(shipments.id, ShipmentId));
     expect(row?.pickupDate).toBe('2026-11-23');
     expect(row?.pickedUpAt?.toISOString()).toBe('2026-11-23T08:45:00.000Z');
