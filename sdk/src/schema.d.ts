@@ -339,7 +339,7 @@ export interface paths {
         put?: never;
         /**
          * Record parcel scan events
-         * @description Up to 1000 events. Each is judged on its own: `accepted`, `duplicate` (its EventId was seen before) or `rejected` with reasons, in request order. The first pickup scan sets the shipment’s pickup date and ends the window for cancellation.
+         * @description Up to 1000 events. Each is judged on its own: `accepted`, `duplicate` (its EventId was seen before, for the same parcel) or `rejected` with reasons, in request order. The first pickup scan sets the shipment’s pickup date and ends the window for cancellation.
          */
         post: operations["recordScans"];
         delete?: never;

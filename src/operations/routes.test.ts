@@ -298,6 +298,26 @@ describe('POST /ops/scans', () => {
     expect(row?.pickedUpAt?.toISOString()).toBe('2026-11-23T08:45:00.000Z');
   });
 
+  test('an EventId used for another parcel is refused, not dropped as a duplicate', async () => {
+    // Once a "duplicate": a scan of another parcel under a used id was silently lost.
+    const [a, b] = (await book()).ParcelIds;
+    const time = '2026-11-23T09:30:00';
+    const first = results(
+      await scan([
+        { EventId: 'reuse-1', ParcelId: String(a), EventType: 'PickedUp', Time: time },
+        { EventId: 'reuse-1', ParcelId: String(b), EventType: 'PickedUp', Time: time },
+      ]),
+    );
+    expect(first.map((r) => r.Status)).toEqual(['accepted', 'rejected']);
+    expect(first[1]?.Errors).toEqual(['EventId reuse-1 was already used for another parcel.']);
+    const again = async (parcel: string | undefined) =>
+      results(
+        await scan([{ EventId: 'reuse-1', ParcelId: String(parcel), EventType: 'PickedUp', Time: time }]),
+      )[0]?.Status;
+    expect(await again(b)).toBe('rejected');
+    expect(await again(a)).toBe('duplicate');
+  });
+
   test('a batch over 1000 is a 400; a key without the ops scope is 403', async () => {
     const many = Array.from({ length: 1001 }, (_, i) => ({
       EventId: `x${i}`,

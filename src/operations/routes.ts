@@ -53,7 +53,7 @@ export const operationsRoutes: FastifyPluginAsyncTypebox<{
         tags: ['Carrier operations'],
         summary: 'Record parcel scan events',
         description:
-          'Up to 1000 events. Each is judged on its own: `accepted`, `duplicate` (its EventId was seen before) or `rejected` with reasons, in request order. The first pickup scan sets the shipment’s pickup date and ends the window for cancellation.',
+          'Up to 1000 events. Each is judged on its own: `accepted`, `duplicate` (its EventId was seen before, for the same parcel) or `rejected` with reasons, in request order. The first pickup scan sets the shipment’s pickup date and ends the window for cancellation.',
         body: Type.Object({ Events: Type.Array(ScanEvent, { minItems: 1, maxItems: 1000 }) }),
         response: {
           200: Type.Object({ Results: Type.Array(ScanResult) }),

@@ -57,6 +57,13 @@ export interface OperationsDeps {
   clock?: () => Date;
 }
 
+const duplicate = (e: ScanInput): ScanResult => ({ EventId: e.EventId, Status: 'duplicate', Errors: [] });
+const reusedId = (e: ScanInput): ScanResult => ({
+  EventId: e.EventId,
+  Status: 'rejected',
+  Errors: [`EventId ${e.EventId} was already used for another parcel.`],
+});
+
 export type OperationsService = ReturnType<typeof createOperationsService>;
 
 export function createOperationsService(deps: OperationsDeps) {
@@ -88,7 +95,7 @@ export function createOperationsService(deps: OperationsDeps) {
         customerNr: string;
         index: number;
       }[] = [];
-      const seen = new Set<string>();
+      const seen = new Map<string, string>();
       batch.forEach((e, index) => {
         const errors: string[] = [];
         const time = parseOsloDateTime(e.Time);
@@ -114,15 +121,16 @@ export function createOperationsService(deps: OperationsDeps) {
           );
         }
         // A duplicate repeats an event accepted earlier in the batch; a rejected one does not count.
-        if (seen.has(e.EventId)) {
-          results.push({ EventId: e.EventId, Status: 'duplicate', Errors: [] });
+        const earlier = seen.get(e.EventId);
+        if (earlier !== undefined) {
+          results.push(earlier === e.ParcelId ? duplicate(e) : reusedId(e));
           return;
         }
         if (errors.length > 0 || !time || !parcel) {
           results.push({ EventId: e.EventId, Status: 'rejected', Errors: errors });
           return;
         }
-        seen.add(e.EventId);
+        seen.set(e.EventId, e.ParcelId);
         results.push({ EventId: e.EventId, Status: 'accepted', Errors: [] });
         accepted.push({
           input: e,
@@ -162,9 +170,15 @@ export function createOperationsService(deps: OperationsDeps) {
             terminal: a.input.Terminal ?? null,
           })),
         );
-        for (const a of accepted) {
-          if (!fresh.has(a.input.EventId))
-            results[a.index] = { EventId: a.input.EventId, Status: 'duplicate', Errors: [] };
+        // An EventId stored before repeats that event only if it names the same parcel: a scanner
+        // resending a batch. Another parcel under a used id is refused, never silently dropped.
+        const repeated = accepted.filter((a) => !fresh.has(a.input.EventId));
+        const storedParcel = await createOperationsStore(tx).parcelsOfEvents(
+          repeated.map((a) => a.input.EventId),
+        );
+        for (const a of repeated) {
+          results[a.index] =
+            storedParcel.get(a.input.EventId) === a.input.ParcelId ? duplicate(a.input) : reusedId(a.input);
         }
         const stored = accepted.filter((a) => fresh.has(a.input.EventId));
 

@@ -1,4 +1,4 @@
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, inArray } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import { scanEvents } from './tables';
 
@@ -15,6 +15,16 @@ export function createOperationsStore(db: DbOrTx) {
         .onConflictDoNothing()
         .returning({ eventId: scanEvents.eventId });
       return new Set(inserted.map((r) => r.eventId));
+    },
+
+    /** The parcel each stored EventId was recorded for. */
+    async parcelsOfEvents(eventIds: string[]): Promise<Map<string, string>> {
+      if (eventIds.length === 0) return new Map();
+      const rows = await db
+        .select({ eventId: scanEvents.eventId, parcelId: scanEvents.parcelId })
+        .from(scanEvents)
+        .where(inArray(scanEvents.eventId, eventIds));
+      return new Map(rows.map((r) => [r.eventId, r.parcelId]));
     },
 
     scansOf: (shipmentId: string) =>
