@@ -11,6 +11,7 @@ import type {
   ProductFacts,
   ServiceFacts,
 } from './engine';
+import { Collector, offeredServices } from './measures';
 import type {
   DomesticQuoteRequest,
   InternationalQuoteRequest,
@@ -191,7 +192,7 @@ export function createResolver(
   function domesticContext(
     req: Pick<
       DomesticQuoteRequest,
-      'customerNr' | 'payerCustomerNr' | 'productCode' | 'fromZip' | 'toZip' | 'pickupDate'
+      'customerNr' | 'payerCustomerNr' | 'productCode' | 'fromZip' | 'toZip' | 'pickupDate' | 'services'
     >,
     versions: Version<CompiledTariff>[],
     payerEntry: { customer: CustomerFacts | null } | undefined,
@@ -232,7 +233,10 @@ export function createResolver(
       !from?.terminal ||
       !to?.terminal
     ) {
-      return { ok: false, errors };
+      // The services are judged as well, so that one 400 names every broken rule (CONTRACT §4).
+      const services = new Collector();
+      offeredServices(services, req.services, facts.services, product ?? null);
+      return { ok: false, errors: { ...errors, ...services.errors } };
     }
     return {
       ok: true,
@@ -254,7 +258,7 @@ export function createResolver(
   function resolveDomestic(
     req: Pick<
       DomesticQuoteRequest,
-      'customerNr' | 'payerCustomerNr' | 'productCode' | 'fromZip' | 'toZip' | 'pickupDate'
+      'customerNr' | 'payerCustomerNr' | 'productCode' | 'fromZip' | 'toZip' | 'pickupDate' | 'services'
     >,
   ): MaybePromise<Resolved<DomesticContext>> {
     const versions = tariffs.all();

@@ -102,13 +102,13 @@ export interface OfferedService {
 /**
  * The asked services that exist and are offered with `product`, in the order asked, a repeated code
  * once (as first asked, so it is judged and priced once); each refused one is named at its
- * `services[i]`.
+ * `services[i]`. Without a product (an unknown code) only whether each exists is judged.
  */
 export function offeredServices(
   c: Collector,
   codes: readonly string[],
   known: ReadonlyMap<string, ServiceFacts | null>,
-  product: ProductFacts,
+  product: ProductFacts | null,
 ): OfferedService[] {
   const offered: OfferedService[] = [];
   const seen = new Set<string>();
@@ -118,6 +118,7 @@ export function offeredServices(
     const field = `services[${i}]` as const;
     const facts = known.get(code) ?? null;
     if (!facts) c.add(field, `Service code ${code} does not exist.`);
+    else if (!product) return;
     else if (!product.services.includes(code)) {
       c.add(field, `Service ${code} (${facts.name}) is not available with product ${product.code}.`);
     } else offered.push({ code, field, facts });

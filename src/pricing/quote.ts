@@ -76,7 +76,7 @@ export interface Resolver {
   resolveDomestic(
     req: Pick<
       DomesticQuoteRequest,
-      'customerNr' | 'payerCustomerNr' | 'productCode' | 'fromZip' | 'toZip' | 'pickupDate'
+      'customerNr' | 'payerCustomerNr' | 'productCode' | 'fromZip' | 'toZip' | 'pickupDate' | 'services'
     >,
   ): MaybePromise<Resolved<DomesticContext>>;
   resolveInternational(

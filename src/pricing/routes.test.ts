@@ -214,6 +214,15 @@ describe('GET /v3/Calculate/', () => {
     }
   });
 
+  test('an unknown zip and an unknown service are named in one 400', async () => {
+    // Once the zip alone; the service only on the next try.
+    const res = await v3({ Weight: 5, SenderZip: '0000', Services: ['99', '16'] });
+    expect(res.statusCode).toBe(400);
+    expect(Object.keys(errorsOf(res)).sort()).toEqual(['SenderZip', 'Services[0]']);
+    const product = await v3({ Weight: 5, ProductCode: 'ZZ', Services: ['99'] });
+    expect(Object.keys(errorsOf(product)).sort()).toEqual(['ProductCode', 'Services[0]']);
+  });
+
   test('a measure too small to weigh a gram is named among the measures, not as the request', async () => {
     const res = await v3({ NumberOfLoadMeters: '0.0001' });
     expect(res.statusCode).toBe(400);
