@@ -179,6 +179,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // logs more (http/logging.ts).
     ...loggingOptions(config.logLevel, deps.logStream),
     bodyLimit: config.bodyLimitBytes,
+    // Behind a balancer, the client's address from X-Forwarded-For (the token endpoint's per-address
+    // limit, the access log), from the proxies `KOLLI_TRUST_PROXY` names only.
+    trustProxy: config.trustProxy.length > 0 ? [...config.trustProxy] : false,
     // A request not received whole in time is answered 408 (http/client-errors.ts): Node looks for
     // such requests every second, and a silent socket is closed only a little after that. Node
     // enforces the request timeout only with a headers timeout no longer than it (its default is 60 s).

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { Cron } from 'croner';
 import { type Static, Type } from 'typebox';
@@ -53,6 +54,11 @@ const ConfigSchema = Type.Object({
   requestLogBodyBytes: Type.Integer({ minimum: 256, maximum: 1024 * 1024 }),
   /** Browser origins CORS admits (`*`: any); none by default in production, any outside it. */
   corsOrigins: Type.Array(Type.Union([Type.Literal('*'), Type.String({ pattern: '^https?://[^/\\s]+$' })])),
+  /**
+   * The proxies (addresses, CIDR ranges, or proxy-addr's `loopback`, `uniquelocal`…) whose
+   * `X-Forwarded-For` names the client (Fastify's `trustProxy`); none when empty.
+   */
+  trustProxy: Type.Array(Type.String({ minLength: 1 })),
   /** In production, `/metrics` is served on this port only (null: on the API port, to admin keys). */
   metricsPort: Type.Union([Type.Integer({ minimum: 0, maximum: 65535 }), Type.Null()]),
 });
@@ -65,6 +71,18 @@ const blank = (v: string | undefined) => (v === undefined || v.trim() === '' ? u
 const int = (v: string | undefined, fallback: number) => {
   const s = blank(v);
   return s === undefined ? fallback : Number(s);
+};
+
+/** An address, a CIDR range (`10.0.0.0/8`) or one of proxy-addr's names, as `trustProxy` takes them. */
+const isProxyAddress = (p: string) => {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(p)) return true;
+  const [address = '', bits, ...rest] = p.split('/');
+  const max = isIP(address) === 4 ? 32 : 128;
+  return (
+    isIP(address) !== 0 &&
+    rest.length === 0 &&
+    (bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= max))
+  );
 };
 
 /** A comma-separated list; `undefined` when the variable is unset (an empty value is an empty list). */
@@ -125,6 +143,7 @@ export function loadConfig(env: Env = process.env): Config {
     requestLogMaxPerKey: int(env.KOLLI_REQUEST_LOG_MAX_PER_KEY, 1000),
     requestLogBodyBytes: int(env.KOLLI_REQUEST_LOG_BODY_BYTES, 16 * 1024),
     corsOrigins: list(env.KOLLI_CORS_ORIGINS) ?? (production ? [] : ['*']),
+    trustProxy: list(env.KOLLI_TRUST_PROXY) ?? [],
     metricsPort: blank(env.METRICS_PORT) === undefined ? null : int(env.METRICS_PORT, 0),
   };
   if (!Value.Check(ConfigSchema, candidate)) {
@@ -135,6 +154,9 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const { seller } = candidate;
   const problems = [
+    ...candidate.trustProxy
+      .filter((p) => !isProxyAddress(p))
+      .map((p) => `trustProxy: KOLLI_TRUST_PROXY's ${p} is no address, CIDR range or proxy-addr name`),
     // A credential with a dot is read as an access token, and one with white space cannot be sent
     // in an Authorization header: such an admin key would start the server and never sign in.
     candidate.adminKey && /[.\s]/.test(candidate.adminKey)

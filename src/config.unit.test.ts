@@ -22,6 +22,14 @@ describe('loadConfig', () => {
     // It would start, and never sign in: a dot marks an access token, a space ends the header's credential.
     expect(() => loadConfig({ KOLLI_ADMIN_KEY: 'audit.admin.key.0123456789' })).toThrow(/adminKey.*dot/);
     expect(() => loadConfig({ KOLLI_ADMIN_KEY: 'audit admin key 0123456789' })).toThrow(/adminKey/);
+    expect(() => loadConfig({ KOLLI_TRUST_PROXY: '10.0.0.0/8,balancer' })).toThrow(/trustProxy.*balancer/);
+    expect(() => loadConfig({ KOLLI_TRUST_PROXY: '10.0.0.0/33' })).toThrow(/trustProxy/);
+    expect(loadConfig({ KOLLI_TRUST_PROXY: '10.0.0.0/8, ::1, loopback' }).trustProxy).toEqual([
+      '10.0.0.0/8',
+      '::1',
+      'loopback',
+    ]);
+    expect(loadConfig({}).trustProxy).toEqual([]);
     expect(() => loadConfig({ KOLLI_INVOICE_CRON: '0 2 * * * * * *' })).toThrow(/invoiceCron/);
     expect(() => loadConfig({ KOLLI_INVOICE_CRON: '0 75 * * *' })).toThrow(/invoiceCron/);
     expect(loadConfig({ KOLLI_INVOICE_CRON: '0 2 * * *' }).invoiceCron).toBe('0 2 * * *');

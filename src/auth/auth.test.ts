@@ -322,4 +322,27 @@ describe('rate limiting per key', () => {
       await limited.close();
     }
   });
+
+  test('behind a trusted proxy the token endpoint counts each client address apart', async () => {
+    // Without KOLLI_TRUST_PROXY every client behind a balancer is the balancer's one address.
+    const limited = await buildTestApp({
+      env: { KOLLI_RATE_LIMIT_PER_MINUTE: '2', KOLLI_TRUST_PROXY: '127.0.0.1' },
+    });
+    try {
+      const token = (client: string) =>
+        limited.app.inject({
+          method: 'POST',
+          url: '/oauth/token',
+          remoteAddress: '127.0.0.1',
+          headers: { 'x-forwarded-for': client },
+          payload: { grant_type: 'nonsense' },
+        });
+      const codes = [];
+      for (let i = 0; i < 3; i++) codes.push((await token('203.0.113.7')).statusCode);
+      expect(codes).toEqual([400, 400, 429]);
+      expect((await token('198.51.100.9')).statusCode).toBe(400);
+    } finally {
+      await limited.close();
+    }
+  });
 });
