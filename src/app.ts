@@ -5,6 +5,7 @@ import underPressure from '@fastify/under-pressure';
 import scalar from '@scalar/fastify-api-reference';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { adminRoutes } from './admin/routes';
+import { failureThrottle } from './auth/failures';
 import { authPlugin } from './auth/plugin';
 import { tokenRoutes } from './auth/routes';
 import { type AuthService, createAuthService } from './auth/service';
@@ -253,7 +254,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(conditionalGet);
   // Before authentication: a preflight carries no credentials.
   await app.register(corsPlugin, { origins: config.corsOrigins });
-  await app.register(authPlugin, { auth: services.auth });
+  // One count of failed authentications for the API and the token endpoint.
+  const failures = failureThrottle(config.authFailuresPerMinute);
+  await app.register(authPlugin, { auth: services.auth, failures });
   // After authentication, so the limit is per key; the token endpoint is limited per address.
   await app.register(rateLimitPlugin, {
     perMinute: config.rateLimitPerMinute,
@@ -307,7 +310,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
 
-  await app.register(tokenRoutes, { auth: services.auth });
+  await app.register(tokenRoutes, { auth: services.auth, failures });
   await app.register(adminRoutes, services);
   await app.register(customerRoutes, services);
   await app.register(postalCodeRoutes, services);

@@ -19,6 +19,8 @@ const ConfigSchema = Type.Object({
   tokenTtlSeconds: Type.Integer({ minimum: 60, maximum: 86400 }),
   gs1Prefix: Type.String({ pattern: '^[0-9]{7,10}$' }),
   rateLimitPerMinute: Type.Integer({ minimum: 1 }),
+  /** Failed authentications per client address per minute before it is refused (0: not counted). */
+  authFailuresPerMinute: Type.Integer({ minimum: 0 }),
   bodyLimitBytes: Type.Integer({ minimum: 1024 }),
   requestTimeoutMs: Type.Integer({ minimum: 1000 }),
   /** Event-loop delay past which requests answer 503 (overloaded) until it recovers. */
@@ -114,6 +116,7 @@ export function loadConfig(env: Env = process.env): Config {
     // A demo GS1 company prefix; a carrier sets its own.
     gs1Prefix: blank(env.KOLLI_GS1_PREFIX) ?? '7090001',
     rateLimitPerMinute: int(env.KOLLI_RATE_LIMIT_PER_MINUTE, 1200),
+    authFailuresPerMinute: int(env.KOLLI_AUTH_FAILURES_PER_MINUTE, 0),
     // A 999-parcel booking with customs lines is about 0.5 MB; leave room for long free texts.
     bodyLimitBytes: int(env.KOLLI_BODY_LIMIT_BYTES, 4 * 1024 * 1024),
     requestTimeoutMs: int(env.KOLLI_REQUEST_TIMEOUT_MS, 30_000),

@@ -284,6 +284,46 @@ describe('OAuth2 token endpoint', () => {
   });
 });
 
+describe('failed authentications per address (KOLLI_AUTH_FAILURES_PER_MINUTE)', () => {
+  test('an address past the limit is refused every credential it had not used: a right guess too', async () => {
+    const guarded = await buildTestApp({ env: { KOLLI_AUTH_FAILURES_PER_MINUTE: '3' } });
+    try {
+      const good = await guarded.keyFor({ scopes: ['price'] });
+      const unseen = await guarded.keyFor({ scopes: ['price'] });
+      const call = (key: string, remoteAddress = '203.0.113.7') =>
+        guarded.app.inject({ url: '/v1/postalcodes/0150', remoteAddress, headers: bearer(key) });
+      expect((await call(good)).statusCode).toBe(200);
+      const codes = [];
+      for (let i = 0; i < 4; i++) codes.push((await call(`wrong-key-${i}-0123456789abcdef`)).statusCode);
+      expect(codes).toEqual([401, 401, 401, 429]);
+      // The guess that would be right is refused as the wrong ones are: guessing learns nothing.
+      const refused = await call(unseen);
+      expect(refused.statusCode).toBe(429);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      // The token endpoint counts and refuses with them.
+      const token = await guarded.app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        remoteAddress: '203.0.113.7',
+        payload: { grant_type: 'password', username: 'x', password: 'y' },
+      });
+      expect(token.statusCode).toBe(429);
+      // A key the address used before goes on working, and other addresses are not affected.
+      expect((await call(good)).statusCode).toBe(200);
+      expect((await call(unseen, '198.51.100.9')).statusCode).toBe(200);
+    } finally {
+      await guarded.close();
+    }
+  });
+
+  test('off unless set: behind a balancer without KOLLI_TRUST_PROXY all clients are one address', async () => {
+    const codes = [];
+    for (let i = 0; i < 70; i++)
+      codes.push((await get('/v1/postalcodes/0150', bearer(`no-${i}-0123456789abcdef`))).statusCode);
+    expect(new Set(codes)).toEqual(new Set([401]));
+  });
+});
+
 describe('rate limiting per key', () => {
   test('an exhausted key gets 429 with Retry-After; another key is unaffected', async () => {
     const limited = await buildTestApp({ env: { KOLLI_RATE_LIMIT_PER_MINUTE: '3' } });

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import fp from 'fastify-plugin';
-import { sendPlain } from '../http/problem';
+import { sendPlain, sendProblem } from '../http/problem';
 import { type Account, hasScope, type Scope } from './access';
+import type { FailureThrottle } from './failures';
 import type { AuthService } from './service';
 
 declare module 'fastify' {
@@ -58,6 +59,15 @@ function admit(
   done();
 }
 
+/** An address that failed to authenticate too often: 429 with `Retry-After`, whatever it sends now. */
+export function refuseGuessing(reply: FastifyReply, blockedMs: number): FastifyReply {
+  const seconds = Math.ceil(blockedMs / 1000);
+  reply.header('retry-after', seconds);
+  return sendProblem(reply, 429, {
+    detail: `Too many failed authentications from this address; retry in ${seconds} seconds.`,
+  });
+}
+
 /** The header held no credential at all (as against one that is not valid: `null`). */
 export const NO_CREDENTIAL = Symbol('no credential');
 
@@ -89,19 +99,27 @@ export function connectionAccounts(auth: AuthService) {
  * Authenticates every non-public request in `onRequest`, before the body is read, so a caller
  * without a valid key learns nothing but 401 (text/plain) and one without the scope 403.
  */
-export const authPlugin = fp(async (app: FastifyInstance, opts: { auth: AuthService }) => {
-  app.decorateRequest('account', null as unknown as Account);
-  // A callback hook, not an async one, and no closure per request: a key in the cache is admitted
-  // without a promise, which on the hottest routes (prices) is a measurable share of the request.
-  const accountOf = connectionAccounts(opts.auth);
-  app.addHook('onRequest', (request, reply, done) => {
-    if (request.routeOptions.config.public || request.is404) return done();
-    const account = accountOf(request);
-    if (account === NO_CREDENTIAL) {
-      sendPlain(reply, 401, 'An API key is required: Authorization: Bearer <key>.');
-      return;
-    }
-    if (!(account instanceof Promise)) return admit(request, reply, done, account);
-    account.then((found) => admit(request, reply, done, found), done);
-  });
-});
+export const authPlugin = fp(
+  async (app: FastifyInstance, opts: { auth: AuthService; failures: FailureThrottle }) => {
+    app.decorateRequest('account', null as unknown as Account);
+    // A callback hook, not an async one, and no closure per request: a key in the cache is admitted
+    // without a promise, which on the hottest routes (prices) is a measurable share of the request.
+    const accountOf = connectionAccounts(opts.auth);
+    app.addHook('onRequest', (request, reply, done) => {
+      if (request.routeOptions.config.public || request.is404) return done();
+      const account = accountOf(request);
+      if (account === NO_CREDENTIAL) {
+        sendPlain(reply, 401, 'An API key is required: Authorization: Bearer <key>.');
+        return;
+      }
+      if (!(account instanceof Promise)) return admit(request, reply, done, account);
+      // A credential this process has not seen lately: judged only while the address has not failed
+      // too often, and a failure counted.
+      Promise.all([account, opts.failures.blockedFor(request.ip)]).then(([found, blockedMs]) => {
+        if (blockedMs !== null) return refuseGuessing(reply, blockedMs);
+        if (!found) opts.failures.failed(request.ip);
+        admit(request, reply, done, found);
+      }, done);
+    });
+  },
+);

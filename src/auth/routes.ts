@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { DomainError } from '../lib/errors';
+import type { FailureThrottle } from './failures';
+import { refuseGuessing } from './plugin';
 import type { AuthService } from './service';
 
 const TokenRequest = Type.Object({
@@ -47,7 +49,10 @@ const TOKEN_PATHS = ['/oauth/token', '/as/token.oauth2'] as const;
  * OAuth2 token endpoint (RFC 6749) for clients built for the original service's login.
  * Errors follow the RFC (`{"error": ...}`), not the problem shape.
  */
-export const tokenRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService }> = async (app, { auth }) => {
+export const tokenRoutes: FastifyPluginAsyncTypebox<{
+  auth: AuthService;
+  failures: FailureThrottle;
+}> = async (app, { auth, failures }) => {
   // `/as/token.oauth2` is the original service's token path (CONTRACT §14): the same endpoint.
   for (const url of TOKEN_PATHS) {
     app.post(
@@ -72,6 +77,9 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService }> = asy
         const body = request.body;
         const fail = (status: 400 | 401, error: string, description: string) =>
           reply.code(status).send({ error, error_description: description });
+        // Wrong credentials count with the API's; an address past the limit learns nothing more.
+        const blockedMs = await failures.blockedFor(request.ip);
+        if (blockedMs !== null) return refuseGuessing(reply, blockedMs);
         try {
           if (body.grant_type === 'password') {
             if (!body.username || !body.password) {
@@ -80,8 +88,10 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService }> = asy
             try {
               return await auth.issueToken(body.username, body.password);
             } catch (e) {
-              if (e instanceof DomainError)
+              if (e instanceof DomainError) {
+                failures.failed(request.ip);
                 return fail(400, 'invalid_grant', 'The key id or key is not valid.');
+              }
               throw e;
             }
           }
@@ -102,6 +112,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService }> = asy
           );
         } catch (e) {
           if (e instanceof DomainError && e.kind === 'unauthorized') {
+            failures.failed(request.ip);
             reply.header('www-authenticate', 'Basic realm="kolli"');
             return fail(401, 'invalid_client', 'The client id or secret is not valid.');
           }

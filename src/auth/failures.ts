@@ -1,0 +1,29 @@
+import { RateLimiterMemory } from 'rate-limiter-flexible';
+
+/**
+ * Failed authentications per client address (`request.ip`; behind a balancer, see
+ * `KOLLI_TRUST_PROXY`), counted in this process. An address past the limit is refused (429) every
+ * credential this process does not hold as valid already, for the rest of its minute: a correct
+ * guess is then refused as a wrong one, so guessing keys (or an operator-chosen admin key) online
+ * learns nothing, and a flood of made-up keys stops reaching the database.
+ */
+export function failureThrottle(perMinute: number) {
+  // Off by default: behind a balancer without KOLLI_TRUST_PROXY every client shares one address,
+  // and one client's failures would lock everyone out.
+  if (perMinute === 0)
+    return { blockedFor: async (_address: string) => null, failed: (_address: string) => {} };
+  const failures = new RateLimiterMemory({ points: perMinute, duration: 60 });
+  return {
+    /** Milliseconds until the address may try again, or null when it may now. */
+    async blockedFor(address: string): Promise<number | null> {
+      const seen = await failures.get(address);
+      return seen && seen.consumedPoints >= perMinute ? Math.max(1, seen.msBeforeNext) : null;
+    },
+    /** Counts one failed authentication of the address. */
+    failed(address: string): void {
+      failures.penalty(address, 1).catch(() => {});
+    },
+  };
+}
+
+export type FailureThrottle = ReturnType<typeof failureThrottle>;
