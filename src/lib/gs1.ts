@@ -43,5 +43,4 @@ export function sscc(companyPrefix: string, serial: bigint | number, extension =
  * numbers from: a 17-digit GSIN under the prefix, or an 18-digit SSCC of extension digit 0 under it.
  */
 export const inDrawnRange = (id: string, companyPrefix: string): boolean =>
-  (id.length === 17 && id.startsWith(companyPrefix) && /^\d+$/.test(id)) ||
-  (id.length === 18 && id.startsWith(`0${companyPrefix}`) && /^\d+$/.test(id));
+  (isGsin(id) && id.startsWith(companyPrefix)) || (isSscc(id) && id.startsWith(`0${companyPrefix}`));
