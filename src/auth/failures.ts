@@ -5,7 +5,7 @@ import { RateLimiterMemory } from 'rate-limiter-flexible';
  * `KOLLI_TRUST_PROXY`), counted in this process. An address past the limit is refused (429) every
  * credential this process does not hold as valid already, for the rest of its minute: a correct
  * guess is then refused as a wrong one, so guessing keys (or an operator-chosen admin key) online
- * learns nothing, and a flood of made-up keys stops reaching the database.
+ * learns nothing. (Each guess is still looked up: the lookup and this count are asked together.)
  */
 export function failureThrottle(perMinute: number) {
   // Off by default: behind a balancer without KOLLI_TRUST_PROXY every client shares one address,
