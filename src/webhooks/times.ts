@@ -1,6 +1,8 @@
 // Oslo wall-clock conversions for the webhook record's `expires` (CONTRACT §2: datetimes without a
 // zone are Oslo local time; `expires` is written with its UTC offset).
 
+import { parseOsloDateTime } from '../lib/oslo-time';
+
 const ZONE = 'Europe/Oslo';
 
 const parts = new Intl.DateTimeFormat('en-GB', {
@@ -45,37 +47,18 @@ export function formatWithOffset(date: Date): string {
   return `${w.y}-${pad(w.mo)}-${pad(w.d)}T${pad(w.h)}:${pad(w.mi)}:${pad(w.s)}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
 }
 
-const INPUT =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
-
 /**
- * Reads an ISO 8601 date-time: with `Z` or an offset it is that instant; without a zone it is Oslo
- * local time; a bare date is Oslo midnight. Returns null when it is not a valid date-time.
+ * Reads an ISO 8601 date-time as the rest of the API does (`parseOsloDateTime`): with `Z` or an
+ * offset it is that instant; without a zone it is Oslo local time (the first of an hour the clocks
+ * pass twice); a bare date is Oslo midnight. A space may stand for the `T`, and a fraction of 8 or 9
+ * digits is read to its first 7. Null when it is not a valid date-time.
  */
 export function parseDateTime(text: string): Date | null {
-  const m = INPUT.exec(text.trim());
-  if (!m) return null;
-  const [, ys, mos, ds, hs = '0', mis = '0', ss = '0', frac = '', zone] = m;
-  const y = Number(ys);
-  const mo = Number(mos);
-  const d = Number(ds);
-  const h = Number(hs);
-  const mi = Number(mis);
-  const s = Number(ss);
-  const ms = frac ? Math.floor(Number(`0.${frac}`) * 1000) : 0;
-  if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59) return null;
-  const wall = Date.UTC(y, mo - 1, d, h, mi, s, ms);
-  if (new Date(wall).getUTCDate() !== d) return null; // 31 April and the like
-  if (zone) {
-    if (zone.toUpperCase() === 'Z') return new Date(wall);
-    const z = zone.replace(':', '');
-    const off = (Number(z.slice(1, 3)) * 60 + Number(z.slice(3, 5))) * (z.startsWith('-') ? -1 : 1);
-    return new Date(wall - off * 60_000);
-  }
-  // Oslo local: guess with the offset at the wall time read as UTC, then correct once across DST.
-  let instant = wall - osloOffsetMinutes(new Date(wall)) * 60_000;
-  instant = wall - osloOffsetMinutes(new Date(instant)) * 60_000;
-  return new Date(instant);
+  const iso = text
+    .trim()
+    .replace(/^(\d{4}-\d{2}-\d{2}) (?=\d)/, '$1T')
+    .replace(/(\.\d{7})\d{1,2}(?=$|Z|z|[+-])/, '$1');
+  return parseOsloDateTime(iso);
 }
 
 /** `date` plus whole calendar months (UTC), as the default expiry of a registration. */

@@ -155,6 +155,11 @@ describe('times', () => {
     expect(parseDateTime('2026-07-01')?.toISOString()).toBe('2026-06-30T22:00:00.000Z');
     expect(parseDateTime('2026-02-30T00:00:00Z')).toBeNull();
     expect(parseDateTime('soon')).toBeNull();
+    expect(parseDateTime('2026-11-23 10:15:00.123456789+01:00')?.toISOString()).toBe(
+      '2026-11-23T09:15:00.123Z',
+    );
+    // As every Oslo time the API reads: 02:30 on 25 October 2026 is the first of its two (CEST).
+    expect(parseDateTime('2026-10-25T02:30:00')?.toISOString()).toBe('2026-10-25T00:30:00.000Z');
     expect(formatWithOffset(new Date('2026-11-23T09:15:00Z'))).toBe('2026-11-23T10:15:00+01:00');
     expect(formatWithOffset(new Date('2026-07-01T08:15:00Z'))).toBe('2026-07-01T10:15:00+02:00');
   });
