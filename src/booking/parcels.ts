@@ -66,7 +66,7 @@ export function mergeParcels(current: ParcelValues[], requested: ShipmentUpdate[
   merged.forEach((p, i) => {
     p.seq = i + 1;
   });
-  return { merged, deleted, customerGivenNew: added.filter((p) => !p.generated).map((p) => p.parcelId) };
+  return { merged, deleted, customerGivenNew: added.filter((p) => !p.generated) };
 }
 
 export function checkMeasures(

@@ -3,12 +3,12 @@ import type { TimeWindow } from '../catalog/service';
 import type { DbOrTx, Tx } from '../db/client';
 import { type DomainEvent, emitEvents, emitEventsStatement } from '../events/outbox';
 import { DomainError, notFound, type Violations } from '../lib/errors';
-import { gsin, inDrawnRange, sscc } from '../lib/gs1';
+import { gsin, sscc } from '../lib/gs1';
 import type { UpdateOptions, UpdateOutcome } from './deps';
 import type { FrozenPrice } from './model';
 import { checkMeasures, mergeParcels } from './parcels';
 import { type PricedAhead, pricedFor } from './publish';
-import { customerNrOf, returnAddresses, STATUS } from './rules';
+import { checkClientNumbers, customerNrOf, returnAddresses, STATUS } from './rules';
 import type { ShipmentUpdate } from './schemas';
 import type { SerialSource } from './store/serials';
 import {
@@ -20,10 +20,6 @@ import {
 import type { Checked } from './validate';
 
 /** The write side of booking, inside the caller's transaction: update, return shipments, cancel. */
-
-/** Why a client may not choose a number where Kolli draws the carrier's own (`inDrawnRange`). */
-const CARRIER_NUMBER =
-  'lies in the range the carrier draws its own numbers from (its GS1 company prefix; for an SSCC, with extension digit 0)';
 
 /** The ETag of a shipment version; `If-Match` is compared with it (weak or strong form, or `*`). */
 export const etagOf = (row: Pick<ShipmentRow, 'id' | 'version'>) => `"${row.id}-${row.version}"`;
@@ -184,28 +180,24 @@ export function createShipmentWriter({
     const shipmentId = existing?.id ?? body.ShipmentId ?? null;
     const current = existing ? await store.parcelsOf(existing.id) : [];
     const { merged, deleted, customerGivenNew } = mergeParcels(current, body.Parcels, v);
-    // The carrier's GS1 numbers are drawn in sequence: one a client took would make another
-    // customer's booking collide with it. (Other extension digits under its prefix are the carrier's
-    // to hand out as number series.)
-    if (!existing && body.ShipmentId && inDrawnRange(body.ShipmentId, prefix))
-      v.add(
-        'ShipmentId',
-        `ShipmentId ${body.ShipmentId} ${CARRIER_NUMBER}; leave ShipmentId out to get one.`,
-      );
-    const used = await store.parcelIdsUsedElsewhere(customerGivenNew, shipmentId ?? '');
-    for (const p of merged) {
-      if (p.requestIndex === null || p.generated) continue;
-      if (used.has(p.parcelId))
+    const used = await store.parcelIdsUsedElsewhere(
+      customerGivenNew.map((p) => p.parcelId),
+      shipmentId ?? '',
+    );
+    for (const p of customerGivenNew) {
+      if (used.has(p.parcelId) && p.requestIndex !== null) {
         v.add(
           `Parcels[${p.requestIndex}].ParcelId`,
           `ParcelId ${p.parcelId} is already used by another shipment.`,
         );
-      else if (inDrawnRange(p.parcelId, prefix) && customerGivenNew.includes(p.parcelId))
-        v.add(
-          `Parcels[${p.requestIndex}].ParcelId`,
-          `ParcelId ${p.parcelId} ${CARRIER_NUMBER}; leave ParcelId out to get one.`,
-        );
+      }
     }
+    checkClientNumbers(
+      prefix,
+      existing ? undefined : body.ShipmentId,
+      customerGivenNew.filter((p) => !used.has(p.parcelId)),
+      v,
+    );
     const status = c.status ?? STATUS.Draft;
     const cancelsAll = existing !== null && merged.length === 0 && deleted > 0 && v.empty;
     if (!cancelsAll) {
@@ -406,52 +398,50 @@ export function createShipmentWriter({
     apply,
     /** `DELETE /v2/Shipment/{id}`: cancels a shipment until its first pickup scan. */
     async cancel(tx: Tx, account: Account, id: string): Promise<void> {
-      {
-        const store = createBookingStore(tx);
-        // The shipment and the return shipment generated with it are locked together, in id order
-        // as scans lock them, then read as locked; a shipment alone is locked and read at once.
-        const returnSeen = (await store.shipment(id))?.returnShipmentId ?? null;
-        let row: ShipmentRow | null;
-        if (returnSeen) {
-          await store.lockShipments([id, returnSeen]);
-          row = await store.shipment(id);
-        } else row = await store.lockShipment(id);
-        if (!row || row.cancelledAt || !canActFor(account, row.customerNr)) throw notFound(`Shipment ${id}`);
-        if (row.pickedUpAt) {
-          throw new DomainError(
-            'conflict',
-            'shipment_picked_up',
-            `Shipment ${id} was picked up and can no longer be cancelled.`,
-          );
-        }
-        // A return generated between the first look and the lock is not locked, and locking it now
-        // would break the order: the client tries again.
-        if (row.returnShipmentId !== returnSeen) {
-          throw new DomainError(
-            'conflict',
-            'shipment_changed',
-            `Shipment ${id} was published with a return shipment while this request cancelled it; try again.`,
-          );
-        }
-        // The return shipment generated with it goes too, unless the carrier already has it.
-        const linked = returnSeen ? await store.shipment(returnSeen) : null;
-        const cancelling = [row, ...(linked && !linked.cancelledAt && !linked.pickedUpAt ? [linked] : [])];
-        const events: DomainEvent[] = [];
-        for (const r of cancelling) {
-          await store.updateShipment(r.id, { cancelledAt: clock(), version: r.version + 1 });
-          events.push({
-            type: 'shipment.cancelled',
-            customerNr: r.customerNr,
-            shipmentId: r.id,
-            parcelIds: (await store.parcelsOf(r.id)).map((p) => p.parcelId),
-            data: {
-              ShipmentStatus: r.status,
-              ...(r.isReturn ? { IsReturn: true, ReturnOf: r.returnOf } : {}),
-            },
-          });
-        }
-        await emitEvents(tx, events);
+      const store = createBookingStore(tx);
+      // The shipment and the return shipment generated with it are locked together, in id order
+      // as scans lock them, then read as locked; a shipment alone is locked and read at once.
+      const returnSeen = (await store.shipment(id))?.returnShipmentId ?? null;
+      let row: ShipmentRow | null;
+      if (returnSeen) {
+        await store.lockShipments([id, returnSeen]);
+        row = await store.shipment(id);
+      } else row = await store.lockShipment(id);
+      if (!row || row.cancelledAt || !canActFor(account, row.customerNr)) throw notFound(`Shipment ${id}`);
+      if (row.pickedUpAt) {
+        throw new DomainError(
+          'conflict',
+          'shipment_picked_up',
+          `Shipment ${id} was picked up and can no longer be cancelled.`,
+        );
       }
+      // A return generated between the first look and the lock is not locked, and locking it now
+      // would break the order: the client tries again.
+      if (row.returnShipmentId !== returnSeen) {
+        throw new DomainError(
+          'conflict',
+          'shipment_changed',
+          `Shipment ${id} was published with a return shipment while this request cancelled it; try again.`,
+        );
+      }
+      // The return shipment generated with it goes too, unless the carrier already has it.
+      const linked = returnSeen ? await store.shipment(returnSeen) : null;
+      const cancelling = [row, ...(linked && !linked.cancelledAt && !linked.pickedUpAt ? [linked] : [])];
+      const events: DomainEvent[] = [];
+      for (const r of cancelling) {
+        await store.updateShipment(r.id, { cancelledAt: clock(), version: r.version + 1 });
+        events.push({
+          type: 'shipment.cancelled',
+          customerNr: r.customerNr,
+          shipmentId: r.id,
+          parcelIds: (await store.parcelsOf(r.id)).map((p) => p.parcelId),
+          data: {
+            ShipmentStatus: r.status,
+            ...(r.isReturn ? { IsReturn: true, ReturnOf: r.returnOf } : {}),
+          },
+        });
+      }
+      await emitEvents(tx, events);
     },
   };
 }

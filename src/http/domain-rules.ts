@@ -17,6 +17,17 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * `domainRules` or `queryRules` from a check that reports by throwing `ValidationFailed`, as the
+ * operation itself does: run on what the schema accepted, its violations join the schema's.
+ */
+export const rulesOf =
+  <I>(check: (input: I, request: FastifyRequest) => unknown) =>
+  async (request: FastifyRequest, input: unknown): Promise<Record<string, string[]>> => {
+    await check(input as I, request);
+    return {};
+  };
+
 const unescapePointer = (s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~');
 
 /**

@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { answeredNotModified, contentTag } from '../http/conditional';
+import { rulesOf } from '../http/domain-rules';
 import { authErrors, problemResponses } from '../http/schemas';
 import { renderInvoicePdf } from './pdf';
 import {
@@ -33,15 +34,8 @@ export const invoicingRoutes: FastifyPluginAsyncTypebox<{ invoicing: InvoicingSe
   const config = { scope: 'invoice' as const };
   // The reads' rules also judge what the schema accepted of a refused query, so one 400 lists all
   // (they report by throwing, as the reads themselves do).
-  const withRules = <Q>(check: (query: Q) => unknown) => ({
-    ...config,
-    queryRules: async (_request: unknown, query: unknown) => {
-      check(query as Q);
-      return {};
-    },
-  });
-  const reportConfig = withRules<ReportParams>(checkReportQuery);
-  const invoiceConfig = withRules<InvoiceQuery>(checkInvoiceQuery);
+  const reportConfig = { ...config, queryRules: rulesOf<ReportParams>(checkReportQuery) };
+  const invoiceConfig = { ...config, queryRules: rulesOf<InvoiceQuery>(checkInvoiceQuery) };
 
   app.get(
     '/v1/InvoiceGetInvoiceReport',

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { OSLO_DATETIME } from '../http/binding';
+import { rulesOf } from '../http/domain-rules';
 import { authErrors, Nullable, problemResponses } from '../http/schemas';
 import { checkListingQuery, type ListingQuery, type ListingService } from './service';
 
@@ -39,10 +40,7 @@ export const listingRoutes: FastifyPluginAsyncTypebox<{ listing: ListingService 
       config: {
         scope: 'shipments',
         // Judged on what the schema accepted of a refused query too, so one 400 lists every rule.
-        queryRules: async (_request, query) => {
-          checkListingQuery(query as Partial<ListingQuery>);
-          return {};
-        },
+        queryRules: rulesOf<Partial<ListingQuery>>(checkListingQuery),
       },
       schema: {
         tags: ['Shipment listing'],

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { rulesOf } from '../http/domain-rules';
 import { authErrors, problemResponses } from '../http/schemas';
 import { NearestQuery, type PickupPointImport, PickupPointImportSchema, PickupPointSchema } from './schemas';
 import { DEFAULT_LIMIT, type PickupPointService } from './service';
@@ -51,11 +52,9 @@ export const pickupPointRoutes: FastifyPluginAsyncTypebox<{ pickupPoints: Pickup
         scope: 'admin' as const,
         // The import's rules on the points the schema accepted, so one 400 lists both: a refused
         // point stands as {} in the list (http/domain-rules.ts `withoutRefused`).
-        domainRules: async (_request, body) => {
-          const points = (body as Partial<PickupPointImport> | null)?.PickupPoints;
-          if (Array.isArray(points)) await pickupPoints.checkImport(points);
-          return {};
-        },
+        domainRules: rulesOf<Partial<PickupPointImport> | null>((body) =>
+          Array.isArray(body?.PickupPoints) ? pickupPoints.checkImport(body.PickupPoints) : undefined,
+        ),
       },
       schema: {
         tags: ['Administration'],

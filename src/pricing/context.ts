@@ -199,7 +199,7 @@ export function createResolver(
     from: { terminal: string | null; known: boolean } | undefined,
     to: { terminal: string | null; known: boolean } | undefined,
     rules: CatalogRules,
-    senderEntry: { customer: CustomerFacts | null } | undefined = payerEntry,
+    senderEntry: { customer: CustomerFacts | null } | undefined,
   ): Resolved<DomesticContext> {
     const errors: QuoteErrors = {};
     const tariff = tariffIn(versions, req.pickupDate);

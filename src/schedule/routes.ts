@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static } from 'typebox';
+import { rulesOf } from '../http/domain-rules';
 import { authErrors, problemResponses } from '../http/schemas';
 import { DeliveryDatesQuery, DeliveryPlanSchema, WorkingDaysQuery, WorkingDaysSchema } from './schemas';
 import type { ScheduleService } from './service';
@@ -25,10 +26,7 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<{ schedule: ScheduleServi
       // The route's own checks on what the schema accepted, so one 400 names a malformed pickupDate
       // beside an unknown product or postal code (http/domain-rules.ts).
       config: {
-        queryRules: async (_request, input) => {
-          await deliveryDates(input as Partial<Static<typeof DeliveryDatesQuery>>);
-          return {};
-        },
+        queryRules: rulesOf<Partial<Static<typeof DeliveryDatesQuery>>>(deliveryDates),
       },
       schema: {
         tags,

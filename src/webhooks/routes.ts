@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { rulesOf } from '../http/domain-rules';
 import { authErrors, problemResponses } from '../http/schemas';
 import {
   DeliveriesQuery,
@@ -44,10 +44,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService
   // Rules on what the schema accepted, so one 400 lists both (http/domain-rules.ts).
   const withRules = {
     ...config,
-    domainRules: async (request: FastifyRequest, body: unknown) => {
-      await webhooks.check(request.account, body as WebhookRequest);
-      return {};
-    },
+    domainRules: rulesOf<WebhookRequest>((body, request) => webhooks.check(request.account, body)),
   };
 
   app.post(
