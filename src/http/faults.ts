@@ -23,10 +23,11 @@ const NETWORK_CODES = new Set([
 ]);
 
 /**
- * PostgreSQL SQLSTATEs of an unavailable server: class 08 (connection exception), 57P01–57P03
+ * PostgreSQL SQLSTATEs of an unavailable server: class 08 (connection exception) but 08P01, a
+ * protocol violation (a statement of over 65 535 parameters: a bug, not an outage), 57P01–57P03
  * (administrator or crash shutdown, cannot connect now: a restart) and 53300 (too many connections).
  */
-const UNAVAILABLE_SQLSTATE = /^(08...|57P0[1-3]|53300)$/;
+const UNAVAILABLE_SQLSTATE = /^(08(?!P01)...|57P0[1-3]|53300)$/;
 
 /** A server that is not accepting connections (`ALLOW_CONNECTIONS false`, SQLSTATE 55000). */
 const NOT_ACCEPTING = /is not currently accepting connections/;

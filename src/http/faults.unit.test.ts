@@ -46,6 +46,10 @@ describe('isDatabaseUnavailable', () => {
       Object.assign(withCode("ENOENT: no such file, open 'x'", 'ENOENT'), { syscall: 'open' }),
     ],
     ['another 55000', withCode('cannot refresh materialized view concurrently', '55000')],
+    [
+      'a statement of too many parameters (08P01)',
+      drizzle(withCode('bind message has 4464 parameter formats but 0 parameters', '08P01')),
+    ],
     ['not an error', 'ECONNREFUSED'],
   ])('%s is not', (_name, error) => {
     expect(isDatabaseUnavailable(error)).toBe(false);
