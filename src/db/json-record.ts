@@ -27,3 +27,10 @@ export function jsonRecord<Row extends object>(
 /** The columns `names` as the quoted list of an insert's column list (`"a", "b"`). */
 export const columnList = (names: readonly string[]): SQL =>
   sql.raw(names.map((name) => `"${name}"`).join(', '));
+
+/**
+ * `column` is one of `values`, sent as one JSON parameter: a statement takes at most 65 535
+ * parameters, and a list of unbounded length (an invoicing run's shipments) must not need one each.
+ */
+export const oneOf = (column: Column, values: readonly string[]): SQL =>
+  sql`${column} in (select json_array_elements_text(${JSON.stringify(values)}::json))`;

@@ -7,6 +7,9 @@ export type InvoiceShipmentRow = typeof invoiceShipments.$inferSelect;
 
 const _rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;
 
+/** Invoice lines (12 columns each) written a statement. */
+const LINES_PER_INSERT = 2000;
+
 export function createInvoicingStore(db: DbOrTx) {
   return {
     /**
@@ -39,7 +42,10 @@ export function createInvoicingStore(db: DbOrTx) {
       lines: (typeof invoiceShipments.$inferInsert)[],
     ) {
       await db.insert(invoices).values(invoice);
-      if (lines.length > 0) await db.insert(invoiceShipments).values(lines);
+      // A few thousand lines a statement: a statement takes at most 65 535 parameters.
+      for (let i = 0; i < lines.length; i += LINES_PER_INSERT) {
+        await db.insert(invoiceShipments).values(lines.slice(i, i + LINES_PER_INSERT));
+      }
     },
 
     async invoice(invoiceNr: number): Promise<InvoiceRow | null> {

@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
+import { oneOf } from '../../db/json-record';
 import { isSplit } from '../rules';
 import { parcels, shipments } from '../tables';
 import { createBookingStore } from './shipments';
@@ -85,6 +86,27 @@ export function createBookingReadStore(db: DbOrTx) {
      * invoice has carried yet, by pickup date then id.
      */
     async invoiceable(toDate: string) {
+      const due = and(
+        eq(shipments.status, 2),
+        isNull(shipments.cancelledAt),
+        sql`${shipments.pickedUpAt} is not null`,
+        sql`${shipments.price} is not null`,
+        isNull(shipments.invoicedAt),
+        lte(shipments.pickupDate, toDate),
+      );
+      // Locked first, in id order as scans lock them, then read afresh: a pickup scan that commits
+      // meanwhile is waited for and its pickup date read; a later one finds the shipment invoiced.
+      const locked = new Set(
+        (
+          await db
+            .select({ id: shipments.id })
+            .from(shipments)
+            .where(due)
+            .orderBy(asc(shipments.id))
+            .for('update')
+        ).map((r) => r.id),
+      );
+      if (locked.size === 0) return [];
       const rows = await db
         .select({
           id: shipments.id,
@@ -104,18 +126,12 @@ export function createBookingReadStore(db: DbOrTx) {
           parcels: parcelSums,
         })
         .from(shipments)
-        .where(
-          and(
-            eq(shipments.status, 2),
-            isNull(shipments.cancelledAt),
-            sql`${shipments.pickedUpAt} is not null`,
-            sql`${shipments.price} is not null`,
-            isNull(shipments.invoicedAt),
-            lte(shipments.pickupDate, toDate),
-          ),
-        )
+        .where(due)
         .orderBy(asc(shipments.pickupDate), asc(shipments.id));
-      return rows.flatMap((r) => (r.price ? [{ ...r, price: r.price, parcels: sumsOf(r.parcels) }] : []));
+      // One picked up between the two statements is not locked: the next run takes it.
+      return rows.flatMap((r) =>
+        r.price && locked.has(r.id) ? [{ ...r, price: r.price, parcels: sumsOf(r.parcels) }] : [],
+      );
     },
 
     /** The Oslo date of each given shipment's first delivery, for those delivered. */
@@ -127,16 +143,17 @@ export function createBookingReadStore(db: DbOrTx) {
           date: sql<string>`${deliveredOsloDate}::text`,
         })
         .from(shipments)
-        .where(and(inArray(shipments.id, [...new Set(ids)]), sql`${shipments.deliveredAt} is not null`));
+        .where(and(oneOf(shipments.id, ids), sql`${shipments.deliveredAt} is not null`));
       return new Map(rows.map((r) => [r.id, r.date]));
     },
 
-    /** Marks shipments as carried by an invoice: no later run selects them again. */
+    /**
+     * Marks shipments as carried by an invoice: no later run selects them again. They are those
+     * `invoiceable` locked in the same transaction.
+     */
     async markInvoiced(ids: string[]): Promise<void> {
       if (ids.length === 0) return;
-      // Locked in id order first, as scans lock them: an update alone locks in the table's order.
-      await createBookingStore(db).lockShipments(ids);
-      await db.update(shipments).set({ invoicedAt: sql`now()` }).where(inArray(shipments.id, ids));
+      await db.update(shipments).set({ invoicedAt: sql`now()` }).where(oneOf(shipments.id, ids));
     },
 
     /** The shipment behind each known parcel number, with what a scan must check of it. */
