@@ -8,6 +8,7 @@
  * when the consumer lags.
  */
 import { Writable } from 'node:stream';
+import { text } from 'node:stream/consumers';
 import { finished } from 'node:stream/promises';
 import { toLabelModels } from '../src/labels/model';
 import { renderPdf } from '../src/labels/pdf';
@@ -51,7 +52,7 @@ await pdfRun(slow ? 'PDF (slow sink)' : 'PDF');
 
 const labels = toLabelModels(sampleShipment(parcels));
 const t0 = performance.now();
-const zpl = renderZpl(labels);
+const zpl = await text(renderZpl(labels));
 console.log(
   `ZPL: ${parcels} blocks in ${(performance.now() - t0).toFixed(0)} ms, ${mb(Buffer.byteLength(zpl))}`,
 );

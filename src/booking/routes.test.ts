@@ -636,19 +636,32 @@ describe('updates', () => {
     );
   });
 
-  test('a customer-given ParcelId is not blank and holds no control characters', async () => {
+  test('a customer-given ParcelId is not blank and holds only what its Code 128 barcode carries', async () => {
     const res = await post(
       booking({
         ShipmentStatus: 'Draft',
         Parcels: [
           { ParcelId: '   ', Weight: 1 },
           { ParcelId: 'A\nB', Weight: 1 },
+          { ParcelId: '📦box', Weight: 1 },
+          { ParcelId: 'Łódź-1', Weight: 1 },
         ],
       }),
     );
-    expect(Object.keys(errorsOf(res)).sort()).toEqual(['Parcels[0].ParcelId', 'Parcels[1].ParcelId']);
+    expect(Object.keys(errorsOf(res)).sort()).toEqual([
+      'Parcels[0].ParcelId',
+      'Parcels[1].ParcelId',
+      'Parcels[2].ParcelId',
+      'Parcels[3].ParcelId',
+    ]);
     const fine = await post(
-      booking({ ShipmentStatus: 'Draft', Parcels: [{ ParcelId: 'Pakke Ø 1', Weight: 1 }] }),
+      booking({
+        ShipmentStatus: 'Draft',
+        Parcels: [
+          { ParcelId: 'Pakke Ø 1', Weight: 1 },
+          { ParcelId: 'ÆØÅ-ÿ', Weight: 1 },
+        ],
+      }),
     );
     expect(fine.statusCode, fine.body).toBe(201);
   });

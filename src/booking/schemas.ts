@@ -85,9 +85,11 @@ export const ParcelDetails = Type.Object({
     Type.String({
       minLength: 1,
       maxLength: 35,
-      // It is scanned, printed and sent in events: not blank, no control characters.
-      pattern: '^(?!\\s*$)[^\\p{Cc}]+$',
-      'x-error': 'A ParcelId is 1 to 35 characters, not only spaces, without control characters.',
+      // It is scanned, printed and sent in events: not blank, and only what its Code 128 barcode
+      // carries (ISO 8859-1 without control characters: Æ Ø Å yes, emoji no).
+      pattern: '^(?!\\s*$)[\\u0020-\\u007E\\u00A0-\\u00FF]+$',
+      'x-error':
+        'A ParcelId is 1 to 35 characters of ISO 8859-1 (what its Code 128 barcode carries: letters such as Æ Ø Å, no emoji), not only spaces, without control characters.',
       description: 'Known id: update; absent or unknown: add.',
     }),
   ),

@@ -25,7 +25,9 @@ export const QUIET_ZONE_MODULES = 10;
 export function parcelBarcode(label: Pick<LabelModel, 'Sscc' | 'ParcelId'>): LinearBarcode {
   const symbology = label.Sscc ? 'gs1-128' : 'code128';
   const input = label.Sscc ? `(00)${label.Sscc}` : label.ParcelId;
-  const raw = bwipjs.raw({ bcid: symbology, text: input });
+  // Code 128 carries ISO 8859-1 (ISO/IEC 15417), and scanners read its extended characters so:
+  // the id's own Latin-1 characters, not the bytes of its UTF-8 (booking allows no others).
+  const raw = bwipjs.raw({ bcid: symbology, text: input, binarytext: true });
   const first = raw[0];
   if (!first || !('sbs' in first)) throw new Error(`bwip-js gave no linear pattern for ${symbology}`);
   const widths = first.sbs;

@@ -1,4 +1,5 @@
 import { PassThrough, Writable } from 'node:stream';
+import { text } from 'node:stream/consumers';
 import { finished } from 'node:stream/promises';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { describe, expect, test } from 'vitest';
@@ -23,11 +24,15 @@ const CODE128 = (
   '411311 113141 114131 311141 411131 211412 211214 211232'
 ).split(' ');
 const STOP = '2331112';
-const START_C = 105;
-const FNC1 = 102;
+const [START_A, START_B, START_C] = [103, 104, 105];
+const [SHIFT, CODE_C, FNC1] = [98, 99, 102];
 
-/** Decodes a Code 128 subset-C symbol (what GS1-128 of an all-digit AI string is) to its data. */
-function decodeCode128C(widths: readonly number[]): { fnc1: boolean; digits: string } {
+/**
+ * Decodes a Code 128 symbol to its data as a scanner reports it: subsets A, B and C, FNC1 (which
+ * makes it GS1-128) and FNC4, which adds 128 to the next character (ISO 8859-1) or, twice, to all
+ * until the next pair.
+ */
+function decodeCode128(widths: readonly number[]): { fnc1: boolean; text: string } {
   const symbols: number[] = [];
   for (let i = 0; i < widths.length - STOP.length; i += 6) {
     const value = CODE128.indexOf(widths.slice(i, i + 6).join(''));
@@ -35,15 +40,38 @@ function decodeCode128C(widths: readonly number[]): { fnc1: boolean; digits: str
     symbols.push(value);
   }
   expect(widths.slice(-7).join('')).toBe(STOP);
+  const check = symbols.pop();
+  expect(check).toBe(symbols.reduce((acc, v, i) => acc + v * Math.max(i, 1), 0) % 103);
   const [start, ...rest] = symbols;
-  expect(start).toBe(START_C);
-  const check = rest.pop();
-  const sum = symbols.slice(0, -1).reduce((acc, v, i) => acc + v * Math.max(i, 1), 0);
-  expect(check).toBe(sum % 103);
-  const fnc1 = rest[0] === FNC1;
-  const digits = (fnc1 ? rest.slice(1) : rest).map((v) => String(v).padStart(2, '0')).join('');
-  return { fnc1, digits };
+  let set = start === START_A ? 'A' : start === START_B ? 'B' : start === START_C ? 'C' : '?';
+  let [text, fnc1, latched, high, shifted] = ['', false, false, false, false];
+  for (let i = 0; i < rest.length; i++) {
+    const v = rest[i] ?? 0;
+    const current = shifted ? (set === 'A' ? 'B' : 'A') : set;
+    shifted = false;
+    if (v === FNC1) fnc1 = true;
+    else if (current === 'C') {
+      if (v < 100) text += String(v).padStart(2, '0');
+      else set = v === 100 ? 'B' : 'A';
+    } else if (v === (current === 'A' ? 101 : 100)) {
+      // FNC4: twice in a row latches the extended set, once shifts the next character.
+      if (rest[i + 1] === v) {
+        latched = !latched;
+        i++;
+      } else high = true;
+    } else if (v === SHIFT) shifted = true;
+    else if (v === CODE_C) set = 'C';
+    else if (v === (current === 'A' ? 100 : 101)) set = current === 'A' ? 'B' : 'A';
+    else {
+      const ascii = current === 'B' || v < 64 ? v + 32 : v - 64;
+      text += String.fromCharCode(ascii + (latched !== high ? 128 : 0));
+      high = false;
+    }
+  }
+  return { fnc1, text };
 }
+
+const zplOf = (labels: Iterable<LabelModel>) => text(renderZpl(labels));
 
 async function pdfOf(labels: LabelModel[]): Promise<Buffer> {
   const out = new PassThrough();
@@ -94,6 +122,16 @@ describe('label model', () => {
     expect(person?.Recipient).toMatchObject({ Name: 'Åse Løvås', Attention: null });
   });
 
+  test('line breaks and control characters in a field print as spaces, in PDF and ZPL alike', () => {
+    const [label] = toLabelModels(
+      sampleShipment(1, {
+        RecipientCompanyName: 'Fjord Frakt AS\nAvd. Lager\r\nPorten 3',
+        RecipientPlace: 'BERGEN\u0085\u2028',
+      }),
+    );
+    expect(label?.Recipient).toMatchObject({ Name: 'Fjord Frakt AS Avd. Lager  Porten 3', Place: 'BERGEN' });
+  });
+
   test('a pickup point replaces the delivery address and routes the parcel', () => {
     const [label] = toLabelModels(
       sampleShipment(1, {
@@ -114,10 +152,20 @@ describe('label model', () => {
     expect(label?.Sscc).toBeNull();
     const code = parcelBarcode({ Sscc: null, ParcelId: 'ORDER-77/1' });
     expect(code).toMatchObject({ symbology: 'code128', input: 'ORDER-77/1', text: 'ORDER-77/1' });
+    expect(decodeCode128(code.widths)).toEqual({ fnc1: false, text: 'ORDER-77/1' });
     const wrong = `${sampleSscc(1).slice(0, 17)}${(Number(sampleSscc(1)[17]) + 1) % 10}`;
     expect(isSscc(wrong)).toBe(false);
     expect(isSscc(sampleSscc(1))).toBe(true);
   });
+});
+
+test('a parcel id with Norwegian letters scans back as itself (ISO 8859-1), not as the bytes of its UTF-8', () => {
+  for (const id of ['ÆØÅ-1', 'Blåbær 7', 'æ', 'Ærø-ÅÅÅÅ-øy', 'x\u00a0ÿ']) {
+    expect(decodeCode128(parcelBarcode({ Sscc: null, ParcelId: id }).widths)).toEqual({
+      fnc1: false,
+      text: id,
+    });
+  }
 });
 
 describe('GS1-128 barcode', () => {
@@ -127,7 +175,7 @@ describe('GS1-128 barcode', () => {
     expect(code.input).toBe(`(00)${sscc}`);
     expect(code.symbology).toBe('gs1-128');
     expect(code.text).toBe(formatSscc(sscc));
-    expect(decodeCode128C(code.widths)).toEqual({ fnc1: true, digits: `00${sscc}` });
+    expect(decodeCode128(code.widths)).toEqual({ fnc1: true, text: `00${sscc}` });
     // Start C, FNC1, 10 digit pairs, check: 13 symbols of 11 modules, and the 13-module stop.
     expect(code.modules).toBe(13 * 11 + 13);
     expect(QUIET_ZONE_MODULES).toBeGreaterThanOrEqual(10);
@@ -187,6 +235,29 @@ describe('PDF', () => {
     expect(page?.text).toContain('PL-7013 ŁÓDŹ');
   });
 
+  test('a name cut to fit never cuts an emoji in half', async () => {
+    const labels = toLabelModels(sampleShipment(1, { RecipientAddress2: '😀'.repeat(50) }));
+    const [page] = await pdfPages(await pdfOf(labels));
+    expect(page?.text).toMatch(/😀…/);
+    expect(page?.text).not.toContain('\ufffd');
+  });
+
+  test('lets other work run between pages: a 999-page document does not hold the event loop', async () => {
+    let turns = 0;
+    let running = true;
+    const tick = () => {
+      turns++;
+      if (running) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const out = new PassThrough();
+    out.resume();
+    await renderPdf(toLabelModels(sampleShipment(50)), out);
+    running = false;
+    // Drawn in one go the ticker got no turn until the end; now it gets one a page.
+    expect(turns).toBeGreaterThanOrEqual(50);
+  });
+
   test('honours backpressure of a slow consumer and still writes every page', async () => {
     const chunks: Buffer[] = [];
     const slow = new Writable({
@@ -214,9 +285,9 @@ describe('PDF', () => {
 });
 
 describe('ZPL', () => {
-  test('one ^XA…^XZ block per label with ^CI28 and the SSCC in the GS1-128 barcode field', () => {
+  test('one ^XA…^XZ block per label with ^CI28 and the SSCC in the GS1-128 barcode field', async () => {
     const labels = toLabelModels(sampleShipment(3));
-    const zpl = renderZpl(labels);
+    const zpl = await zplOf(labels);
     const blocks = zpl.split('^XZ').filter((b) => b.trim());
     expect(blocks).toHaveLength(3);
     blocks.forEach((block, i) => {
@@ -231,8 +302,8 @@ describe('ZPL', () => {
     });
   });
 
-  test('Norwegian letters survive as UTF-8', () => {
-    const zpl = renderZpl(toLabelModels(sampleShipment(1)));
+  test('Norwegian letters survive as UTF-8', async () => {
+    const zpl = await zplOf(toLabelModels(sampleShipment(1)));
     expect(zpl).toContain('^FDÆrlige Øl & Åkervin AS^FS');
     expect(zpl).toContain('^FDBjørnstjerne Æsøy Blåbærgården^FS');
     expect(zpl).toContain('^FD7013 TRONDHEIM^FS');
@@ -240,8 +311,8 @@ describe('ZPL', () => {
     expect(bytes.includes(Buffer.from('Ø', 'utf8'))).toBe(true);
   });
 
-  test('customer data cannot inject ZPL commands', () => {
-    const zpl = renderZpl(
+  test('customer data cannot inject ZPL commands', async () => {
+    const zpl = await zplOf(
       toLabelModels(
         sampleShipment(1, { RecipientCompanyName: 'Evil ^XZ^XA~JR_Co', SenderReference: 'a^FSb' }),
       ),
@@ -251,8 +322,31 @@ describe('ZPL', () => {
     expect(zpl).toContain('a_5EFSb');
   });
 
-  test('a customer parcel id gets a plain Code 128 field', () => {
-    const zpl = renderZpl(
+  test('a backslash prints as itself: in a field block \\& would break the line', async () => {
+    const zpl = await zplOf(
+      toLabelModels(sampleShipment(1, { RecipientCompanyName: 'Lager \\& Logistikk AS' })),
+    );
+    expect(zpl).toContain('^FDLager _5C& Logistikk AS^FS');
+  });
+
+  test('a parcel id with Norwegian letters is drawn bar by bar, and the bars scan back as the id', async () => {
+    const zpl = await zplOf(
+      toLabelModels(sampleShipment(1, { Parcels: [{ ParcelId: 'ÆØÅ-1', WeightKg: 1 }] })),
+    );
+    expect(zpl).not.toContain('^BC');
+    const bars = [...zpl.matchAll(/\^FO(\d+),\d+\^GB(\d+),(\d+),\d+\^FS/g)]
+      .filter((m) => Number(m[3]) > 200) // the bars, not the rules
+      .map((m) => ({ x: Number(m[1]), w: Number(m[2]) }));
+    const module = Math.min(...bars.map((b) => b.w));
+    const widths = bars.flatMap((b, i) => {
+      const next = bars[i + 1];
+      return next ? [b.w / module, (next.x - b.x - b.w) / module] : [b.w / module];
+    });
+    expect(decodeCode128(widths)).toEqual({ fnc1: false, text: 'ÆØÅ-1' });
+  });
+
+  test('a customer parcel id gets a plain Code 128 field', async () => {
+    const zpl = await zplOf(
       toLabelModels(sampleShipment(1, { Parcels: [{ ParcelId: 'A>B_1', WeightKg: 1 }] })),
     );
     expect(zpl).toMatch(/\^BCN,\d+,N,N,N\^FH_\^FDA><B_5F1\^FS/);

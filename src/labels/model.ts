@@ -130,8 +130,12 @@ export function formatSscc(sscc: string): string {
   return `(00) ${sscc[0]} ${sscc.slice(1, 8)} ${sscc.slice(8, 17)} ${sscc[17]}`;
 }
 
+/**
+ * A field as printed: control characters and line separators become spaces (booking keeps fields as
+ * given, and a line break inside a one-line box would overprint the lines below it), then trimmed.
+ */
 const text = (value: string | null | undefined): string | null => {
-  const trimmed = value?.trim();
+  const trimmed = value?.replace(/[\p{Cc}\u2028\u2029]/gu, ' ').trim();
   return trimmed ? trimmed : null;
 };
 

@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import PDFDocument from 'pdfkit';
 import { type FontName, registerFonts } from '../lib/pdf-fonts';
 import { type LinearBarcode, parcelBarcode, QUIET_ZONE_MODULES } from './barcode';
@@ -38,8 +39,10 @@ function line(doc: Doc, value: string, x: number, y: number, width: number, styl
   }
   let shown = value;
   if (doc.widthOfString(shown) > width) {
-    while (shown.length > 1 && doc.widthOfString(`${shown}…`) > width) shown = shown.slice(0, -1);
-    shown = `${shown}…`;
+    // Cut by code points: half of a surrogate pair would print as "�".
+    const chars = [...shown];
+    while (chars.length > 1 && doc.widthOfString(`${chars.join('')}…`) > width) chars.pop();
+    shown = `${chars.join('')}…`;
   }
   doc.fillColor(style.color ?? 'black');
   doc.text(shown, x, y, { width, align: style.align ?? 'left', lineBreak: false });
@@ -269,7 +272,8 @@ function drained(out: Writable): Promise<void> {
 
 /**
  * Writes one 10×15 cm page per label to `out` and ends it. Pages are flushed as they are drawn and
- * `out`'s backpressure is honoured, so a 999-parcel document never sits in memory whole.
+ * `out`'s backpressure is honoured, so a 999-parcel document never sits in memory whole. Other
+ * requests run between pages: drawn in one go, a 999-page document held the event loop for a second.
  * Rejects if drawing fails or `out` closes early; the caller then destroys `out`.
  */
 export async function renderPdf(
@@ -300,6 +304,7 @@ export async function renderPdf(
     pages++;
     if (out.writableNeedDrain) await drained(out);
     if (out.destroyed) throw new Error('The label output was closed before the document was complete.');
+    await nextTurn();
   }
   if (pages === 0) doc.addPage({ size: [PAGE_WIDTH, PAGE_HEIGHT], margin: 0 });
   doc.end();
