@@ -115,6 +115,14 @@ describe('admin catalogue', () => {
     expect((await put(shipped, key)).statusCode).toBe(403);
   });
 
+  test('replaces at once follow one another: each answers 200, none collides with the other', async () => {
+    for (let round = 0; round < 8; round++) {
+      const answers = await Promise.all([put(shipped), put(shipped)]);
+      expect(answers.map((r) => r.statusCode)).toEqual([200, 200]);
+    }
+    expect(json(await get('/admin/catalog', ADMIN_KEY))).toEqual(shipped);
+  });
+
   test('GET /admin/catalog gives the catalogue in the replace format', async () => {
     const res = await get('/admin/catalog', ADMIN_KEY);
     expect(res.statusCode).toBe(200);

@@ -10,7 +10,7 @@ import {
   writeRegister,
 } from './store/postal-codes';
 import { assignPostalCodeTerminals } from './store/terminals';
-import { loadWhenChanged } from './terminals-loads';
+import { loadWhenChanged, replaceAsAdmin } from './terminals-loads';
 
 export type { PostalCodeRecord, PostalCodeRow } from './store/postal-codes';
 
@@ -96,9 +96,12 @@ export function createPostalCodeService({ db }: { db: Db }) {
       return loaded;
     },
 
-    /** Replaces the register with an imported one (admin API), in one transaction. */
+    /**
+     * Replaces the register with an imported one (admin API), in one transaction, marked as the
+     * operator's: a release with a changed register file no longer overwrites it.
+     */
     async importRegister(records: PostalCodeRecord[]): Promise<{ count: number }> {
-      await db.transaction((tx) => replaceRegister(tx, records));
+      await replaceAsAdmin(db, SHIPPED_FILE, records, (tx) => replaceRegister(tx, records));
       register.clear();
       return { count: records.length };
     },

@@ -29,8 +29,9 @@ export async function loadWhenChanged(
 
 /**
  * Replaces the data named `name` through the admin API: `write` runs in one transaction that also
- * marks the data `admin:<hash of data>`, so the shipped file never overwrites it. Returns what
- * `write` returns.
+ * marks the data `admin:<hash of data>`, so the shipped file never overwrites it. Serialised with
+ * other replaces and loads of `name` (two replaces at once re-inserted each other's rows: 500s and
+ * deadlocks). Returns what `write` returns.
  */
 export async function replaceAsAdmin<T>(
   db: Db,
@@ -40,6 +41,7 @@ export async function replaceAsAdmin<T>(
 ): Promise<T> {
   const sha256 = createHash('sha256').update(JSON.stringify(data)).digest('hex');
   return db.transaction(async (tx) => {
+    await lockLoad(tx, name);
     const written = await write(tx);
     await markLoaded(tx, name, `${ADMIN_MARKER}${sha256}`);
     return written;
