@@ -49,6 +49,17 @@ export function assertRateRules(table: ExchangeRateTable): void {
     'ValidFrom is not a calendar date.',
   );
   v.check('Rates', Object.keys(table.Rates).length > 0, 'The table holds no rate.');
+  // Kolli prices and invoices in NOK: a table in force without it would refuse every price abroad
+  // in NOK and leave invoices without their euro rate, for good.
+  v.check('Rates.NOK', table.Rates.NOK !== undefined, 'The table must hold the NOK rate.');
+  // The base is EUR: its own rate is 1 by definition, and another would be dropped, not used.
+  if (table.Rates.EUR !== undefined) {
+    v.check(
+      'Rates.EUR',
+      parseScaled(table.Rates.EUR, 6) === 1_000_000,
+      'The EUR rate of a EUR-based table is 1.',
+    );
+  }
   for (const [currency, rate] of Object.entries(table.Rates)) {
     v.check(`Rates.${currency}`, isCurrency(currency), `${currency} is not an ISO 4217 currency code.`);
     v.check(`Rates.${currency}`, (parseScaled(rate, 6) ?? 0) > 0, 'A rate must be greater than 0.');

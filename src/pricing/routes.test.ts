@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
+import { eq } from 'drizzle-orm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
+import { referenceDataLoads } from '../reference-data/tables';
 import { createCalculator } from './calculator';
 import type { TariffDocument } from './tariff';
 
@@ -760,6 +762,53 @@ describe('tariff administration', () => {
     expect(await ctx.services.pricing.rateInForce('2026-11-21', 'NOK')).toBe('12.0000');
     expect(await ctx.services.pricing.rateInForce('2026-06-01', 'NOK')).toBe('11.8000');
     expect(await ctx.services.pricing.rateInForce('2025-12-31', 'NOK')).toBeNull();
+  });
+
+  test('an exchange-rate table holds NOK, and the EUR of a EUR-based table is 1', async () => {
+    const bad = await ctx.app.inject({
+      method: 'PUT',
+      url: '/admin/exchange-rates',
+      headers: bearer(ADMIN_KEY),
+      payload: { ValidFrom: '2026-11-22', Base: 'EUR', Rates: { SEK: '10.9', EUR: '3' } },
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(Object.keys(errorsOf(bad)).sort()).toEqual(['Rates.EUR', 'Rates.NOK']);
+    const list = json<{ ValidFrom: string }[]>(await get('/admin/exchange-rates', ADMIN_KEY));
+    expect(list.map((v) => v.ValidFrom)).not.toContain('2026-11-22');
+  });
+
+  const del = (validFrom: string) =>
+    ctx.app.inject({ method: 'DELETE', url: `/admin/tariffs/${validFrom}`, headers: bearer(ADMIN_KEY) });
+
+  test('a version is not deleted when no tariff would be in force today, nor by two deletes at once', async () => {
+    const next = structuredClone(shipped);
+    next.ValidFrom = '2027-01-01';
+    expect((await put(next)).statusCode).toBe(200);
+    // Today (2026-11-23) only 2026-01-01 is in force: without it nothing prices until 2027.
+    const inForce = await del('2026-01-01');
+    expect(inForce.statusCode).toBe(409);
+    expect(inForce.json().detail).toBe(
+      'Without this version no tariff is in force today (2026-11-23); the next starts 2027-01-01.',
+    );
+    const both = await Promise.all([del('2026-01-01'), del('2027-01-01')]);
+    expect(both.map((r) => r.statusCode).sort()).toEqual([204, 409]);
+    const list = json<{ ValidFrom: string }[]>(await get('/admin/tariffs', ADMIN_KEY));
+    expect(list.map((v) => v.ValidFrom)).toEqual(['2026-01-01']);
+    expect((await del('2026-01-01')).statusCode).toBe(409);
+  });
+
+  test("a version an admin put is the operator's: a release that changes its shipped file does not overwrite it", async () => {
+    // As if the database had loaded an older release's file: this release's file counts as changed.
+    await ctx.database.db
+      .update(referenceDataLoads)
+      .set({ sha256: 'an older release' })
+      .where(eq(referenceDataLoads.name, 'tariffs/2026-01-01.json'));
+    const operators = { ...structuredClone(shipped), Description: "The operator's own" };
+    expect((await put(operators)).statusCode).toBe(200);
+    expect(await ctx.services.pricing.loadShipped()).toBe(false);
+    expect((await get('/admin/tariffs/2026-01-01', ADMIN_KEY)).json()).toMatchObject({
+      Description: "The operator's own",
+    });
   });
 
   test('loading the shipped files again changes nothing', async () => {

@@ -87,6 +87,13 @@ export function createPricingService(deps: PricingDeps) {
      */
     prepare,
 
-    ...createTariffAdmin({ db, catalog: deps.catalog, terminals: deps.terminals, tariffs, rates }),
+    ...createTariffAdmin({
+      db,
+      catalog: deps.catalog,
+      terminals: deps.terminals,
+      tariffs,
+      rates,
+      today: resolver.today,
+    }),
   };
 }

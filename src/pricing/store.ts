@@ -1,5 +1,5 @@
 import { asc, eq, sql } from 'drizzle-orm';
-import type { DbOrTx } from '../db/client';
+import type { DbOrTx, Tx } from '../db/client';
 import type { ExchangeRateTable } from './rates';
 import { pricingExchangeRates, pricingTariffs } from './tables';
 import type { TariffDocument } from './tariff';
@@ -32,6 +32,16 @@ export async function upsertTariff(
       target: pricingTariffs.validFrom,
       set: { document, sha256, source, loadedAt: sql`now()` },
     });
+}
+
+/** The stored versions' dates, their rows locked until the transaction ends. */
+export async function lockTariffVersions(tx: Tx): Promise<string[]> {
+  const rows = await tx
+    .select({ validFrom: pricingTariffs.validFrom })
+    .from(pricingTariffs)
+    .orderBy(asc(pricingTariffs.validFrom))
+    .for('update');
+  return rows.map((r) => r.validFrom);
 }
 
 export async function deleteTariff(db: DbOrTx, validFrom: string): Promise<boolean> {

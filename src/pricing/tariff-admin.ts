@@ -7,7 +7,7 @@ import { DomainError, notFound, Violations } from '../lib/errors';
 import type { MaybePromise } from '../lib/maybe-promise';
 import { formatOslo } from '../lib/oslo-time';
 import { DATA_DIR } from '../reference-data/files';
-import { loadWhenChanged } from '../reference-data/terminals-loads';
+import { loadWhenChanged, replaceAsAdmin } from '../reference-data/terminals-loads';
 import type { CompiledTariff } from './compiled-tariff';
 import {
   assertRateRules,
@@ -16,7 +16,7 @@ import {
   ExchangeRateTableSchema,
 } from './rates';
 import type { ExchangeRateSummary, TariffSummary } from './schemas';
-import { deleteTariff, readTariffs, upsertExchangeRates, upsertTariff } from './store';
+import { deleteTariff, lockTariffVersions, readTariffs, upsertExchangeRates, upsertTariff } from './store';
 import {
   assertTariffRules,
   checkTariffFits,
@@ -36,6 +36,13 @@ const sha256Of = (value: unknown) => createHash('sha256').update(JSON.stringify(
 const SHIPPED_TARIFFS = 'tariffs';
 const SHIPPED_RATES = 'exchange-rates';
 
+/**
+ * The load name of the shipped file of a version (`tariffs/2026-01-01.json`). A version an admin
+ * puts or deletes marks it as the operator's, so a release that changes the file neither reprices
+ * with it nor brings a deleted version back.
+ */
+const shippedName = (folder: string, validFrom: string) => `${folder}/${validFrom}.json`;
+
 function readShipped<T>(
   folder: string,
   schema: typeof TariffDocumentSchema | typeof ExchangeRateTableSchema,
@@ -51,7 +58,11 @@ function readShipped<T>(
         const first = [...Value.Errors(schema, parsed)].slice(0, 5);
         throw new Error(`data/${folder}/${file} does not match its format: ${JSON.stringify(first)}`);
       }
-      return { file: `${folder}/${file}`, content: parsed as T };
+      const { ValidFrom } = parsed as { ValidFrom: string };
+      // The name ties a version an admin put or deleted to the file it overrides.
+      if (file !== `${ValidFrom}.json`)
+        throw new Error(`data/${folder}/${file} must be named ${ValidFrom}.json`);
+      return { file: shippedName(folder, ValidFrom), content: parsed as T };
     });
 }
 
@@ -83,9 +94,11 @@ export interface AdminDeps {
   terminals: { list(): Promise<readonly { Code: string }[]> };
   tariffs: VersionCache<CompiledTariff>;
   rates: VersionCache<CompiledRates>;
+  /** Today's date in Oslo: a tariff must stay in force on it. */
+  today: () => string;
 }
 
-export function createTariffAdmin({ db, catalog, terminals, tariffs, rates }: AdminDeps) {
+export function createTariffAdmin({ db, catalog, terminals, tariffs, rates, today }: AdminDeps) {
   return {
     /** Loads the shipped tariff versions and exchange-rate tables whose files changed since the last load. */
     async loadShipped(): Promise<boolean> {
@@ -129,7 +142,9 @@ export function createTariffAdmin({ db, catalog, terminals, tariffs, rates }: Ad
         v,
       );
       v.throwIfAny();
-      await upsertTariff(db, doc, sha256Of(doc), 'admin');
+      await replaceAsAdmin(db, shippedName(SHIPPED_TARIFFS, doc.ValidFrom), doc, (tx) =>
+        upsertTariff(tx, doc, sha256Of(doc), 'admin'),
+      );
       const versions = await tariffs.reload();
       const version = versions.find((v) => v.validFrom === doc.ValidFrom);
       if (!version) throw new Error('the tariff just stored was not read back');
@@ -149,19 +164,41 @@ export function createTariffAdmin({ db, catalog, terminals, tariffs, rates }: Ad
       return doc;
     },
 
+    /**
+     * Withdraws a version, unless no version would then be in force today (the last one, or the
+     * one in force with only later ones left). Judged on the stored versions, locked, so two
+     * deletes at once (or on two processes) cannot both pass.
+     */
     async deleteTariff(validFrom: string): Promise<void> {
-      const versions = await tariffs.all();
-      if (!versions.some((v) => v.validFrom === validFrom)) throw notFound(`Tariff version ${validFrom}`);
-      if (versions.length === 1) {
-        throw new DomainError('conflict', 'last_tariff', 'The only tariff version cannot be deleted.');
-      }
-      await deleteTariff(db, validFrom);
+      await replaceAsAdmin(
+        db,
+        shippedName(SHIPPED_TARIFFS, validFrom),
+        { deleted: validFrom },
+        async (tx) => {
+          const stored = await lockTariffVersions(tx);
+          if (!stored.includes(validFrom)) throw notFound(`Tariff version ${validFrom}`);
+          const left = stored.filter((v) => v !== validFrom);
+          const date = today();
+          if (!left.some((v) => v <= date)) {
+            throw new DomainError(
+              'conflict',
+              'last_tariff',
+              left.length === 0
+                ? 'The only tariff version cannot be deleted.'
+                : `Without this version no tariff is in force today (${date}); the next starts ${left[0]}.`,
+            );
+          }
+          await deleteTariff(tx, validFrom);
+        },
+      );
       await tariffs.reload();
     },
 
     async putExchangeRates(table: ExchangeRateTable): Promise<ExchangeRateSummary> {
       assertRateRules(table);
-      await upsertExchangeRates(db, table, sha256Of(table), 'admin');
+      await replaceAsAdmin(db, shippedName(SHIPPED_RATES, table.ValidFrom), table, (tx) =>
+        upsertExchangeRates(tx, table, sha256Of(table), 'admin'),
+      );
       const versions = await rates.reload();
       const version = versions.find((v) => v.validFrom === table.ValidFrom);
       if (!version) throw new Error('the rate table just stored was not read back');
