@@ -1,4 +1,5 @@
 import { Agent, request } from 'node:http';
+import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
 import { createAuthService } from './service';
@@ -229,6 +230,24 @@ describe('OAuth2 token endpoint', () => {
     expect(json(wrong).error).toBe('invalid_grant');
   });
 
+  test("a body the API's layers refuse is RFC 6749's invalid_request too, not a problem", async () => {
+    const post = (payload: string, type: string) =>
+      ctx.app.inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': type }, payload });
+    const form = 'application/x-www-form-urlencoded';
+    for (const [res, status, described] of [
+      [await post('grant_type=password&grant_type=password', form), 400, /grant_type/],
+      [await post('{"grant_type":', 'application/json'), 400, /not valid JSON/],
+      [await post('grant_type=password', 'text/plain'), 415, /x-www-form-urlencoded/],
+    ] as const) {
+      expect(res.statusCode).toBe(status);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(json(res)).toEqual({
+        error: 'invalid_request',
+        error_description: expect.stringMatching(described),
+      });
+    }
+  });
+
   test('a wrong password is invalid_grant (400)', async () => {
     const res = await token({ grant_type: 'password', username: keyId, password: 'wrong' });
     expect(res.statusCode).toBe(400);
@@ -355,9 +374,13 @@ describe('rate limiting per key', () => {
         expect((await limited.app.inject({ url: '/healthz' })).statusCode).toBe(200);
       const token = () =>
         limited.app.inject({ method: 'POST', url: '/oauth/token', payload: { grant_type: 'nonsense' } });
-      const codes = [];
-      for (let i = 0; i < 4; i++) codes.push((await token()).statusCode);
-      expect(codes).toEqual([400, 400, 400, 429]);
+      const answers = [];
+      for (let i = 0; i < 4; i++) answers.push(await token());
+      expect(answers.map((r) => r.statusCode)).toEqual([400, 400, 400, 429]);
+      expect(json(answers[3] as LightMyRequestResponse)).toEqual({
+        error: 'temporarily_unavailable',
+        error_description: expect.stringMatching(/^Rate limit exceeded/),
+      });
     } finally {
       await limited.close();
     }

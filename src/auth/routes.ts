@@ -42,6 +42,15 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
   }
 }
 
+/**
+ * RFC 6749 §5.2's code for a refusal the endpoint did not make itself: a broken request (the body's
+ * parser or schema), the rate limit, an outage or a fault.
+ */
+function oauthErrorOf(status: number): string {
+  if (status === 429 || status === 503) return 'temporarily_unavailable';
+  return status >= 500 ? 'server_error' : 'invalid_request';
+}
+
 /** The token endpoint's paths: Kolli's own and the original service's. */
 const TOKEN_PATHS = ['/oauth/token', '/as/token.oauth2'] as const;
 
@@ -53,6 +62,24 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{
   auth: AuthService;
   failures: FailureThrottle;
 }> = async (app, { auth, failures }) => {
+  // What the API's layers answer as a problem (the parser, the schema, the rate limit, a fault) an
+  // OAuth client reads as RFC 6749's error object too: it looks for `error`, not `errors`.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    const type = String(reply.getHeader('content-type') ?? '');
+    if (!type.startsWith('application/problem+json') || typeof payload !== 'string') return payload;
+    const problem = JSON.parse(payload) as {
+      title?: string;
+      detail?: string;
+      errors?: Record<string, string[]>;
+    };
+    const description =
+      reply.statusCode === 415
+        ? 'The body must be application/x-www-form-urlencoded.'
+        : (problem.detail ?? Object.values(problem.errors ?? {}).flat()[0] ?? problem.title);
+    reply.type('application/json; charset=utf-8');
+    return JSON.stringify({ error: oauthErrorOf(reply.statusCode), error_description: description });
+  });
+
   // `/as/token.oauth2` is the original service's token path (CONTRACT §14): the same endpoint.
   for (const url of TOKEN_PATHS) {
     app.post(
@@ -66,7 +93,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{
               ? 'Exchange an API key for an access token'
               : 'Exchange an API key for an access token (the original service’s token path)',
           description:
-            'Form-encoded. `grant_type=password` with `username` = API key id and `password` = API key, or `grant_type=client_credentials` with `client_id`/`client_secret` likewise (also accepted as HTTP Basic). The token is used as `Authorization: Bearer <access_token>`.',
+            'Form-encoded. `grant_type=password` with `username` = API key id and `password` = API key, or `grant_type=client_credentials` with `client_id`/`client_secret` likewise (also accepted as HTTP Basic). The token is used as `Authorization: Bearer <access_token>`. Every error answer, the rate limit\'s 429 and a malformed body\'s 400 or 415 included, is RFC 6749\'s `{"error", "error_description"}`.',
           consumes: ['application/x-www-form-urlencoded'],
           body: TokenRequest,
           response: { 200: TokenResponse, 400: OAuthError, 401: OAuthError },
