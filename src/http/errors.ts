@@ -18,7 +18,6 @@ const FRAMEWORK_ERRORS: Record<string, { status: number; field?: string; message
     field: 'request',
     message: 'The request body is not valid JSON.',
   },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, field: 'request', message: 'The request body is empty.' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
     status: 400,
     field: 'request',

@@ -112,6 +112,12 @@ export function installJsonBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser(JSON_MEDIA_TYPE, { parseAs: 'buffer' }, (request, body, done) => {
     const bytes = body as Buffer;
+    // No body, whatever its label says: clients (HttpClient with default headers, some SDKs) send a
+    // JSON Content-Type on every request, a DELETE too. A route that needs a body names it missing.
+    if (bytes.length === 0) {
+      done(null, undefined);
+      return;
+    }
     const { tooDeep, longNumber } = scanJson(bytes, MAX_JSON_DEPTH);
     if (tooDeep) {
       done(
