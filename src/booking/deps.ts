@@ -26,7 +26,7 @@ export interface BookingDeps {
   customers: CustomerService;
   schedule: BookingSchedule;
   pricing: BookingPricing;
-  pickupPoints: { exists(id: number): Promise<boolean> };
+  pickupPoints: { get(id: number): Promise<{ Zip: string } | null> };
   clock?: () => Date;
 }
 

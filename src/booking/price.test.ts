@@ -40,6 +40,27 @@ const get = (url: string, headers: Record<string, string> = {}, k = key) =>
   ctx.app.inject({ url, headers: { ...bearer(k), ...headers } });
 const cents = (kr: number) => Math.round(kr * 100);
 
+test('a pickup-point shipment is planned and priced to the point, where its label routes it, not to the recipient', async () => {
+  const kirkenes = {
+    ProductCode: 'PP',
+    DeliveryType: 'Private',
+    PickupPointId: 19900,
+    PickupPointCompanyName: 'Kolli sandbox point KIRKENES 9900',
+    PickupPointAddress: 'Sandkassevegen 3',
+    PickupPointZip: '9900',
+    PickupPointPlace: 'KIRKENES',
+  };
+  const inOslo = await book({ ...kirkenes, RecipientZip: '0150', RecipientPlace: 'OSLO' });
+  const atThePoint = await book({ ...kirkenes, RecipientZip: '9900', RecipientPlace: 'KIRKENES' });
+  const [a, b] = await Promise.all(
+    [inOslo, atThePoint].map(async (s) => ({
+      price: json<Price>(await get(`/v2/Shipment/${s.ShipmentId}/price`)).Total,
+      delivery: json<{ DeliveryDate: string }>(await get(`/v2/Shipment/${s.ShipmentId}`)).DeliveryDate,
+    })),
+  );
+  expect(a).toEqual(b);
+});
+
 describe('the booked price', () => {
   let published: { ShipmentId: string; ParcelIds: string[] };
   let price: Price;

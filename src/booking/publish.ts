@@ -1,5 +1,6 @@
 import type { Db } from '../db/client';
 import { ValidationFailed, Violations } from '../lib/errors';
+import { destinationZip } from './addresses';
 import type { FrozenPrice, ShipmentAddresses } from './model';
 import { checkMeasures, type MergedParcel, mergeParcels } from './parcels';
 import type { BookingPricing } from './pricing';
@@ -60,7 +61,7 @@ export async function priceOf(
     payerCustomerNr: payer,
     productCode: c.productCode,
     fromZip: addresses.Pickup.Zip,
-    toZip: addresses.Recipient.Zip,
+    toZip: destinationZip(addresses),
     fromCountry: addresses.Pickup.Country ?? 'NO',
     toCountry: addresses.Recipient.Country ?? 'NO',
     deliveryType: c.deliveryType,

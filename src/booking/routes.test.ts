@@ -277,6 +277,17 @@ describe('rules (400 naming every violated field)', () => {
     [{ RecipientCountry: 'SE', RecipientZip: '11122' }, 'RecipientCountry'],
     [{ ProductCode: 'EP', RecipientCountry: 'SE', RecipientZip: '11122' }, 'CustomsInformation'],
     [{ PickupPointId: 42 }, 'PickupPointId'],
+    // Point 19900 is in Kirkenes: an Oslo address for it would plan and price the parcel to Oslo.
+    [
+      {
+        PickupPointId: 19900,
+        PickupPointCompanyName: 'Kolli sandbox point KIRKENES 9900',
+        PickupPointAddress: 'Sandkassevegen 3',
+        PickupPointZip: '0154',
+        PickupPointPlace: 'OSLO',
+      },
+      'PickupPointZip',
+    ],
     [{ CustomerId: 'ABC' }, 'CustomerId'],
     [{ ShipmentStatus: 'Bogus' }, 'ShipmentStatus'],
     [{ DeliveryType: 7 }, 'DeliveryType'],

@@ -1,5 +1,6 @@
 import { type Account, assertCanActFor } from '../auth/access';
 import type { Violations } from '../lib/errors';
+import { destinationZip } from './addresses';
 import type { BookingDeps } from './deps';
 import {
   addressesOf,
@@ -112,11 +113,18 @@ export async function validateRequest(
         `The ${f} field is required when PickupPointId is given.`,
       );
     }
-    v.check(
-      'PickupPointId',
-      await deps.pickupPoints.exists(body.PickupPointId),
-      `Pickup point ${body.PickupPointId} does not exist.`,
-    );
+    const point = await deps.pickupPoints.get(body.PickupPointId);
+    v.check('PickupPointId', point !== null, `Pickup point ${body.PickupPointId} does not exist.`);
+    // The id says where the parcel goes: an address of another place would route, plan and price
+    // it there while the point is elsewhere.
+    const zip = addresses.PickupPoint?.Zip;
+    if (point && zip) {
+      v.check(
+        'PickupPointZip',
+        zip === point.Zip,
+        `Pickup point ${body.PickupPointId} is at ${point.Zip}, not ${zip}.`,
+      );
+    }
   }
 
   // Dates: a working day, at most 3 days after the earliest date of the schedule.
@@ -126,16 +134,18 @@ export async function validateRequest(
   if (desiredPickup) checkDesiredDate('PickupDate', desiredPickup, earliestPickup, v);
   const pickupDate = desiredPickup && v.empty ? desiredPickup : earliestPickup;
   const domestic = addresses.Pickup.Country === 'NO' && addresses.Recipient.Country === 'NO';
+  const destination = destinationZip(addresses);
   const plan =
     product &&
     domestic &&
     addresses.Pickup.Zip &&
-    addresses.Recipient.Zip &&
+    destination &&
     !v.has('PickupZip') &&
-    !v.has('RecipientZip')
+    !v.has('RecipientZip') &&
+    !v.has('PickupPointZip')
       ? await deps.schedule.deliveryPlan({
           fromZip: addresses.Pickup.Zip,
-          toZip: addresses.Recipient.Zip,
+          toZip: destination,
           productCode: product.ProductCode,
           pickupDate,
         })

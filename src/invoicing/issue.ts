@@ -1,4 +1,4 @@
-import { addressLine, displayName, EMPTY_ADDRESS } from '../booking/addresses';
+import { addressLine, destinationZip, displayName, EMPTY_ADDRESS } from '../booking/addresses';
 import { type PayerRole, payerOf } from '../booking/rules';
 import type { CatalogRules } from '../catalog/service';
 import type { Tx } from '../db/client';
@@ -46,7 +46,8 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
       RecipientCustomerNr: s.recipientCustomerId,
       DeliveryAddress: addressLine(a.PickupPoint ?? recipient),
       PickupZip: a.Pickup?.Zip ?? null,
-      DeliveryZip: recipient.Zip,
+      // Where the parcels went: the pickup point's zip when there is one (its terminal, its VAT area).
+      DeliveryZip: destinationZip({ ...a, Recipient: recipient }),
       PickupCountry: a.Pickup?.Country ?? 'NO',
       DeliveryCountry: recipient.Country ?? 'NO',
       ProductCode: s.productCode,

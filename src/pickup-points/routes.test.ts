@@ -128,8 +128,8 @@ describe('GET /v1/pickuppoints/{id}', () => {
   });
 
   test('the service tells booking whether an id exists', async () => {
-    expect(await ctx.services.pickupPoints.exists(10154)).toBe(true);
-    expect(await ctx.services.pickupPoints.exists(999)).toBe(false);
+    expect(await ctx.services.pickupPoints.get(10154)).not.toBeNull();
+    expect(await ctx.services.pickupPoints.get(999)).toBeNull();
     expect(await ctx.services.pickupPoints.get(999)).toBeNull();
   });
 });
@@ -159,7 +159,7 @@ describe('PUT /admin/pickup-points', () => {
     expect(errorKeys(res)).toEqual(['PickupPoints[1].Id', 'PickupPoints[1].Zip']);
     const schema = await put({ PickupPoints: [point({ Latitude: 12 })] });
     expect(errorKeys(schema)).toEqual(['PickupPoints[0].Latitude']);
-    expect(await ctx.services.pickupPoints.exists(10154)).toBe(true);
+    expect(await ctx.services.pickupPoints.get(10154)).not.toBeNull();
   });
 
   test('schema and rule violations come in one 400: a bad latitude, a duplicate id and an unknown zip', async () => {
@@ -179,8 +179,8 @@ describe('PUT /admin/pickup-points', () => {
       'PickupPoints[3].Longitude',
       'PickupPoints[3].Zip',
     ]);
-    expect(await ctx.services.pickupPoints.exists(10154)).toBe(true);
-    expect(await ctx.services.pickupPoints.exists(4712)).toBe(false);
+    expect(await ctx.services.pickupPoints.get(10154)).not.toBeNull();
+    expect(await ctx.services.pickupPoints.get(4712)).toBeNull();
   });
 
   test('an import replaces the sandbox set and survives a restart', async () => {
@@ -195,8 +195,8 @@ describe('PUT /admin/pickup-points', () => {
     const near = list(await get('/v1/pickuppoints?postalCode=5003&limit=100'));
     expect(near.map((p) => p.Id)).toEqual([4711, 4712]);
     expect(near[0]?.Sandbox).toBe(false);
-    expect(await ctx.services.pickupPoints.exists(10154)).toBe(false);
+    expect(await ctx.services.pickupPoints.get(10154)).toBeNull();
     expect(await ctx.services.pickupPoints.loadShipped()).toBe(false);
-    expect(await ctx.services.pickupPoints.exists(4711)).toBe(true);
+    expect(await ctx.services.pickupPoints.get(4711)).not.toBeNull();
   });
 });

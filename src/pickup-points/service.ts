@@ -153,12 +153,7 @@ export function createPickupPointService({
       return { count: points.length };
     },
 
-    /** Whether a pickup point with this id exists (booking's `PickupPointId` rule). */
-    async exists(id: number): Promise<boolean> {
-      return (await all()).byId.has(id);
-    },
-
-    /** The pickup point, or null. */
+    /** The pickup point, or null (booking's `PickupPointId` rule). */
     async get(id: number): Promise<PickupPointView | null> {
       const p = (await all()).byId.get(id);
       return p ? viewOf(p) : null;
