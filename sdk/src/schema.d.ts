@@ -96,6 +96,132 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/customers/{customerNr}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Correct a customer
+         * @description Replaces the name, organisation number, address and agreement (a field left out is cleared); the customer number and price-service id stay. Issued invoices keep the buyer they were issued to and booked shipments their price; prices and bookings from now on use the new agreement (other processes within 10 s).
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    customerNr: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        Address?: {
+                            Address?: string;
+                            Address2?: string;
+                            Country?: string;
+                            Place?: string;
+                            Zip?: string;
+                        };
+                        Agreement?: {
+                            FreightDiscountPercent?: number;
+                            SpecialUnitCodes?: string[];
+                        };
+                        Name: string;
+                        OrgNr?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            Address: {
+                                Address?: string;
+                                Address2?: string;
+                                Country?: string;
+                                Place?: string;
+                                Zip?: string;
+                            } | null;
+                            Agreement: {
+                                FreightDiscountPercent?: number;
+                                SpecialUnitCodes?: string[];
+                            };
+                            /**
+                             * @description YYYY-MM-DDTHH:mm:ss, Europe/Oslo local time.
+                             * @example 2026-11-23T10:15:00
+                             */
+                            CreatedAt: string;
+                            CustomerNr: string;
+                            Name: string;
+                            OrgNr: string | null;
+                            /** @description The `CustomerId` of `GET /v2/europe/price` for this customer. */
+                            PriceServiceId: string;
+                        };
+                    };
+                };
+                /** @description Problem details (RFC 9457) in the shape of the spec’s 400 body. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, unknown or revoked key (text/plain). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description The key lacks the scope or may not act for a named customer number (text/plain). */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description Problem details (RFC 9457) in the shape of the spec’s 400 body. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Problem details (RFC 9457) in the shape of the spec’s 400 body. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/exchange-rates": {
         parameters: {
             query?: never;
@@ -279,7 +405,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange an API key for an access token (the original service’s token path)
-         * @description Form-encoded. `grant_type=password` with `username` = API key id and `password` = API key, or `grant_type=client_credentials` with `client_id`/`client_secret` likewise (also accepted as HTTP Basic). The token is used as `Authorization: Bearer <access_token>`.
+         * @description Form-encoded. `grant_type=password` with `username` = API key id and `password` = API key, or `grant_type=client_credentials` with `client_id`/`client_secret` likewise (also accepted as HTTP Basic). The token is used as `Authorization: Bearer <access_token>`. Every error answer, the rate limit's 429 and a malformed body's 400 or 415 included, is RFC 6749's `{"error", "error_description"}`.
          */
         post: operations["createOAuthToken"];
         delete?: never;
@@ -319,7 +445,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange an API key for an access token
-         * @description Form-encoded. `grant_type=password` with `username` = API key id and `password` = API key, or `grant_type=client_credentials` with `client_id`/`client_secret` likewise (also accepted as HTTP Basic). The token is used as `Authorization: Bearer <access_token>`.
+         * @description Form-encoded. `grant_type=password` with `username` = API key id and `password` = API key, or `grant_type=client_credentials` with `client_id`/`client_secret` likewise (also accepted as HTTP Basic). The token is used as `Authorization: Bearer <access_token>`. Every error answer, the rate limit's 429 and a malformed body's 400 or 415 included, is RFC 6749's `{"error", "error_description"}`.
          */
         post: operations["createAccessToken"];
         delete?: never;

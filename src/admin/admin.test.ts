@@ -21,13 +21,13 @@ describe('customers', () => {
       payload: {
         CustomerNr: '3001',
         Name: 'Fjord Frakt AS',
-        OrgNr: '912345678',
+        OrgNr: '921000006',
         Agreement: { FreightDiscountPercent: 12.5 },
       },
     });
     expect(res.statusCode).toBe(201);
     const body = json(res);
-    expect(body).toMatchObject({ CustomerNr: '3001', Name: 'Fjord Frakt AS', OrgNr: '912345678' });
+    expect(body).toMatchObject({ CustomerNr: '3001', Name: 'Fjord Frakt AS', OrgNr: '921000006' });
     expect(body.PriceServiceId).toMatch(/^PS[0-9A-F]{16}$/);
     const again = await ctx.app.inject({
       method: 'POST',
@@ -73,6 +73,62 @@ describe('customers', () => {
       expect(Object.keys(json<{ errors: object }>(res).errors)).toEqual(['Agreement.FreightDiscountPercent']);
     }
     expect((await create('4103', 12.35)).statusCode).toBe(201);
+  });
+});
+
+describe('what an invoice prints of a customer is checked, and can be corrected', () => {
+  const customer = (method: 'POST' | 'PUT', url: string, payload: object) =>
+    ctx.app.inject({ method, url, headers: admin, payload });
+  const bad = {
+    Name: '   ',
+    OrgNr: '123456789',
+    Address: { Zip: '0150', Country: 'ZZ' },
+    Agreement: { SpecialUnitCodes: ['51', '51'] },
+  };
+  const fields = ['Address.Country', 'Agreement.SpecialUnitCodes', 'Name', 'OrgNr'];
+
+  test('a blank name, an organisation number failing MOD11, an unknown country, a unit code twice: 400 naming each', async () => {
+    const res = await customer('POST', '/admin/customers', { CustomerNr: '3101', ...bad });
+    expect(res.statusCode).toBe(400);
+    expect(Object.keys(json<{ errors: object }>(res).errors).sort()).toEqual(fields);
+    expect(
+      json<{ CustomerNr: string }[]>(await ctx.app.inject({ url: '/admin/customers', headers: admin })).map(
+        (c) => c.CustomerNr,
+      ),
+    ).not.toContain('3101');
+  });
+
+  test('PUT replaces name, number, address and agreement; pricing uses the new agreement at once', async () => {
+    const created = json<{ PriceServiceId: string }>(
+      await customer('POST', '/admin/customers', { CustomerNr: '3102', Name: 'Feil Navn AS' }),
+    );
+    const key = await ctx.keyFor({ customerNrs: ['3102'], scopes: ['price'] });
+    const price = async () =>
+      json<{ Total: string }>(
+        await ctx.app.inject({
+          url: '/v3/Calculate/?Customernr=3102&SenderZip=0150&ReceiverZip=5003&Weight=12&ProductCode=43',
+          headers: bearer(key),
+        }),
+      ).Total;
+    const before = await price();
+    const corrected = await customer('PUT', '/admin/customers/3102', {
+      Name: 'Riktig Navn AS',
+      OrgNr: '974760673',
+      Address: { Address: 'Bryggen 1', Zip: '5003', Place: 'BERGEN', Country: 'NO' },
+      Agreement: { FreightDiscountPercent: 20 },
+    });
+    expect(corrected.statusCode, corrected.body).toBe(200);
+    expect(json(corrected)).toMatchObject({
+      CustomerNr: '3102',
+      Name: 'Riktig Navn AS',
+      OrgNr: '974760673',
+      Agreement: { FreightDiscountPercent: 20 },
+      PriceServiceId: created.PriceServiceId,
+    });
+    expect(Number(await price())).toBeLessThan(Number(before));
+    const broken = await customer('PUT', '/admin/customers/3102', bad);
+    expect(Object.keys(json<{ errors: object }>(broken).errors).sort()).toEqual(fields);
+    expect((await customer('PUT', '/admin/customers/3999', { Name: 'Ingen AS' })).statusCode).toBe(404);
   });
 });
 

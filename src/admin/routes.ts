@@ -46,6 +46,16 @@ const customerView = <T extends { CreatedAt: string }>(c: T): T => ({
   CreatedAt: formatOslo(new Date(c.CreatedAt)),
 });
 
+/** What an admin gives of a customer besides its number, at creation and when correcting it. */
+const CustomerBody = Type.Object({
+  Name: Type.String({ minLength: 1, maxLength: 200 }),
+  OrgNr: Type.Optional(
+    Type.String({ pattern: '^[0-9]{9}$', 'x-error': 'An organisation number is 9 digits.' }),
+  ),
+  Address: Type.Optional(Address),
+  Agreement: Type.Optional(Agreement),
+});
+
 const Customer = Type.Object({
   CustomerNr: Type.String(),
   Name: Type.String(),
@@ -94,19 +104,28 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{
       schema: {
         tags,
         summary: 'Create a customer',
-        body: Type.Object({
-          CustomerNr,
-          Name: Type.String({ minLength: 1, maxLength: 200 }),
-          OrgNr: Type.Optional(
-            Type.String({ pattern: '^[0-9]{9}$', 'x-error': 'An organisation number is 9 digits.' }),
-          ),
-          Address: Type.Optional(Address),
-          Agreement: Type.Optional(Agreement),
-        }),
+        body: Type.Object({ CustomerNr, ...CustomerBody.properties }),
         response: { 201: Customer, ...problemResponses(400, 409), ...authErrors },
       },
     },
     async (request, reply) => reply.code(201).send(customerView(await customers.create(request.body))),
+  );
+
+  app.put(
+    '/admin/customers/:customerNr',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Correct a customer',
+        description:
+          'Replaces the name, organisation number, address and agreement (a field left out is cleared); the customer number and price-service id stay. Issued invoices keep the buyer they were issued to and booked shipments their price; prices and bookings from now on use the new agreement (other processes within 10 s).',
+        params: Type.Object({ customerNr: CustomerNr }),
+        body: CustomerBody,
+        response: { 200: Customer, ...problemResponses(400, 404), ...authErrors },
+      },
+    },
+    async (request) => customerView(await customers.update(request.params.customerNr, request.body)),
   );
 
   app.get(

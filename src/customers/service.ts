@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import countries from 'i18n-iso-countries';
 import { LRUCache } from 'lru-cache';
 import type { Db, DbOrTx } from '../db/client';
-import { DomainError, Violations } from '../lib/errors';
+import { DomainError, notFound, Violations } from '../lib/errors';
+import { isOrgNr } from '../lib/mod11';
 import { type CustomerRow, createCustomerStore } from './store';
 import type { Agreement, PostalAddress } from './tables';
 
@@ -33,12 +35,53 @@ const newPriceServiceId = () => `PS${randomBytes(8).toString('hex').toUpperCase(
 export type CustomerService = ReturnType<typeof createCustomerService>;
 
 /**
- * How long `known` trusts a found customer, and a customer number that was not found. Customers are
- * created and never changed or removed, so a found one stays right; a miss is re-asked soon, so a
- * customer created through another process is bookable within a second.
+ * How long `known` trusts a found customer, and a customer number that was not found. A change made
+ * through another process (its agreement's unit codes) is seen within 10 s, as pricing sees it; a
+ * miss is re-asked soon, so a customer created through another process is bookable within a second.
  */
-const FOUND_TTL_MS = 60_000;
+const FOUND_TTL_MS = 10_000;
 const MISS_TTL_MS = 1_000;
+
+/** What an admin gives of a customer, at creation and when correcting it. */
+export interface CustomerInput {
+  Name: string;
+  OrgNr?: string;
+  Address?: PostalAddress;
+  Agreement?: Agreement;
+}
+
+/**
+ * The rules of what an invoice prints and pricing reads: a name that is not blank, an organisation
+ * number with its MOD11 check digit, an ISO 3166 country, a discount in whole basis points (more
+ * decimals would be rounded through binary fractions: 12.345 % priced as 12.35 %, 1.005 % as 1 %),
+ * each special unit code once.
+ */
+function checkCustomer(input: CustomerInput, v: Violations): void {
+  v.check('Name', input.Name.trim() !== '', 'The Name field must not be blank.');
+  if (input.OrgNr !== undefined) {
+    v.check(
+      'OrgNr',
+      isOrgNr(input.OrgNr),
+      'An organisation number is 9 digits, the last a MOD11 check digit.',
+    );
+  }
+  const country = input.Address?.Country;
+  if (country !== undefined) {
+    v.check('Address.Country', countries.isValid(country), `${country} is not an ISO 3166-1 country code.`);
+  }
+  const discount = input.Agreement?.FreightDiscountPercent;
+  v.check(
+    'Agreement.FreightDiscountPercent',
+    discount === undefined || /^\d{1,3}(\.\d{1,2})?$/.test(String(discount)),
+    'A freight discount is a percentage with at most 2 decimals (12.35).',
+  );
+  const codes = input.Agreement?.SpecialUnitCodes ?? [];
+  v.check(
+    'Agreement.SpecialUnitCodes',
+    new Set(codes).size === codes.length,
+    'Each special unit code is given once.',
+  );
+}
 
 export function createCustomerService({ db }: { db: Db }) {
   const store = createCustomerStore(db);
@@ -51,14 +94,14 @@ export function createCustomerService({ db }: { db: Db }) {
       return { row };
     },
   });
+  const listeners: ((customerNr: string) => void)[] = [];
   return {
-    async create(input: {
-      CustomerNr: string;
-      Name: string;
-      OrgNr?: string;
-      Address?: PostalAddress;
-      Agreement?: Agreement;
-    }): Promise<CustomerView> {
+    /** Calls `listener` with each customer changed through this process (pricing's caches forget it). */
+    onChange(listener: (customerNr: string) => void): void {
+      listeners.push(listener);
+    },
+
+    async create(input: CustomerInput & { CustomerNr: string }): Promise<CustomerView> {
       // The spec types customer numbers `int` in places (RecipientCustomerId, CustomerId of the
       // listing): a number that is not a 32-bit integer could not be named there.
       const v = new Violations();
@@ -67,14 +110,7 @@ export function createCustomerService({ db }: { db: Db }) {
         /^[1-9][0-9]{0,9}$/.test(input.CustomerNr) && Number(input.CustomerNr) <= 2_147_483_647,
         'A customer number is a whole number from 1 to 2147483647, without leading zeros.',
       );
-      // Priced in whole basis points: more decimals would be rounded through binary fractions
-      // (12.345 % priced as 12.35 %, 1.005 % as 1 %), not as stored and shown.
-      const discount = input.Agreement?.FreightDiscountPercent;
-      v.check(
-        'Agreement.FreightDiscountPercent',
-        discount === undefined || /^\d{1,3}(\.\d{1,2})?$/.test(String(discount)),
-        'A freight discount is a percentage with at most 2 decimals (12.35).',
-      );
+      checkCustomer(input, v);
       v.throwIfAny();
       const row = await store.insert({
         customerNr: input.CustomerNr,
@@ -92,6 +128,27 @@ export function createCustomerService({ db }: { db: Db }) {
           `Customer number ${input.CustomerNr} already exists.`,
         );
       }
+      return view(row);
+    },
+
+    /**
+     * Corrects a customer: its name, organisation number, address and agreement are replaced (its
+     * number and price-service id stay). Invoices already issued keep the buyer they were issued
+     * to; shipments priced keep their price.
+     */
+    async update(customerNr: string, input: CustomerInput): Promise<CustomerView> {
+      const v = new Violations();
+      checkCustomer(input, v);
+      v.throwIfAny();
+      const row = await store.update(customerNr, {
+        name: input.Name,
+        orgNr: input.OrgNr ?? null,
+        address: input.Address ?? null,
+        agreement: input.Agreement ?? {},
+      });
+      cache.delete(customerNr);
+      if (!row) throw notFound(`Customer ${customerNr}`);
+      for (const listener of listeners) listener(customerNr);
       return view(row);
     },
 

@@ -18,6 +18,19 @@ export function createCustomerStore(db: DbOrTx) {
       return inserted ?? null;
     },
 
+    /** The updated row, or null when there is no such customer. */
+    async update(
+      customerNr: string,
+      set: Pick<NewCustomer, 'name' | 'orgNr' | 'address' | 'agreement'>,
+    ): Promise<CustomerRow | null> {
+      const [row] = await db
+        .update(customers)
+        .set(set)
+        .where(eq(customers.customerNr, customerNr))
+        .returning();
+      return row ?? null;
+    },
+
     list: (): Promise<CustomerRow[]> => db.select().from(customers).orderBy(asc(customers.customerNr)),
 
     /** `using`: the transaction to read in, when the caller holds one. */

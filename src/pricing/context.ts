@@ -39,6 +39,8 @@ export interface LookupDeps {
   customers: {
     get(customerNr: string): Promise<CustomerFacts | null>;
     byPriceServiceId(id: string): Promise<CustomerFacts | null>;
+    /** Tells of a customer changed through this process, so its agreement is in force here at once. */
+    onChange?(listener: (customerNr: string) => void): void;
   };
 }
 
@@ -132,6 +134,10 @@ export function createResolver(
       if (!customer) options.ttl = MISS_TTL_MS;
       return { customer };
     },
+  });
+  deps.customers.onChange?.((customerNr) => {
+    customers.delete(customerNr);
+    priceServiceIds.clear();
   });
 
   // The Oslo date cannot change within one UTC minute; formatting it per request would cost more
