@@ -1,12 +1,14 @@
 import { eq, sql } from 'drizzle-orm';
+import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { createTestDatabase } from '../../test/helpers';
+import { createTestDatabase, urlOfDatabase } from '../../test/helpers';
 import { countRoundTrips } from '../../test/round-trips';
 import type { Database } from '../db/client';
 import { type DomainEvent, emitEvents } from '../events/outbox';
 import { outboxEvents } from '../events/tables';
 import { createDeliveryEngine, type DeliveryEngine, type DeliveryOptions } from './delivery';
+import { CLAIM_TURN } from './store/deliveries';
 import { createWebhookStore } from './store/registrations';
 import { webhookAttempts, webhookDeliveries, webhooks } from './tables';
 import {
@@ -670,6 +672,28 @@ test('retention may delete an event whose delivery is still retried; the shipmen
     'shipment.published',
   ]);
 });
+
+test.skipIf(process.env.KOLLI_TEST_DB !== 'postgres')(
+  'claims take turns across the fleet: each counts what is in flight after the one before it',
+  async () => {
+    // Two workers counting from one snapshot had put 9–11 attempts of one customer in flight
+    // against a share of 8; a claim waits while another worker's claim holds the turn.
+    const e = engine();
+    const other = new pg.Client({ connectionString: await urlOfDatabase(db()) });
+    await other.connect();
+    try {
+      await other.query('begin');
+      await other.query('select pg_advisory_xact_lock(hashtext($1))', [CLAIM_TURN]);
+      const claimed = e.claim(50).then(() => 'claimed');
+      const waited = new Promise((resolve) => setTimeout(() => resolve('waited'), 500));
+      expect(await Promise.race([claimed, waited])).toBe('waited');
+      await other.query('commit');
+      expect(await claimed).toBe('claimed');
+    } finally {
+      await other.end();
+    }
+  },
+);
 
 test('customers take turns: each customer’s first head before anyone’s second, a share each in flight', async () => {
   // Nothing is sent: the claims alone are looked at, and every claim stays in flight.

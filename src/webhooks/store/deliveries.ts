@@ -107,6 +107,9 @@ export async function insertDeliveries(tx: Tx, rows: readonly NewDelivery[]): Pr
  * one integration platform's host are the common case, and a host share would throttle them all.)
  * The claim is a lease to `owner` until `leaseUntil`, and counts as an attempt.
  */
+/** The advisory lock whose holder claims: one claim at a time across the fleet. */
+export const CLAIM_TURN = 'webhook_deliveries.claim';
+
 export async function claimDue(
   db: Db,
   claim: {
@@ -126,6 +129,10 @@ export async function claimDue(
   // A registration's head's place in line: the oldest due first.
   const turn = sql`next_attempt_at, event_id nulls first, id`;
   return db.transaction(async (tx) => {
+    // Claims across the fleet take turns: each counts the customer's attempts in flight, and two
+    // counting at once from one snapshot had put 9–11 in flight against a share of 8. One claim is
+    // one statement and one update, so the turns are short.
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${CLAIM_TURN}))`);
     const candidates = rowsOf<{
       id: string;
       webhook_id: string;
