@@ -316,7 +316,7 @@ export interface paths {
         get?: never;
         /**
          * Replace the postal register
-         * @description Replaces the whole register in one transaction: new codes are added, known ones updated (their terminal kept), codes not in the list removed.
+         * @description Replaces the whole register in one transaction: new codes are added, known ones updated, codes not in the list removed, and every code given its serving terminal from the routing data again (the nearest terminal, or its override). The register is then the operator's: a release with a changed register file no longer overwrites it.
          */
         put: operations["replacePostalCodes"];
         post?: never;

@@ -206,7 +206,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{
         tags,
         summary: 'Replace the postal register',
         description:
-          'Replaces the whole register in one transaction: new codes are added, known ones updated (their terminal kept), codes not in the list removed.',
+          "Replaces the whole register in one transaction: new codes are added, known ones updated, codes not in the list removed, and every code given its serving terminal from the routing data again (the nearest terminal, or its override). The register is then the operator's: a release with a changed register file no longer overwrites it.",
         body: Type.Object({ PostalCodes: Type.Array(PostalCodeImport, { minItems: 1, maxItems: 20_000 }) }),
         response: { 200: Type.Object({ Count: Type.Integer() }), ...problemResponses(400), ...authErrors },
       },
