@@ -1,5 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { toGothenburg } from '../../test/factories';
 import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
 import { outboxEvents } from '../events/tables';
 import { gsin, isGsin, isSscc, sscc } from '../lib/gs1';
@@ -675,6 +676,14 @@ describe('updates', () => {
       }),
     );
     expect(fine.statusCode, fine.body).toBe(201);
+  });
+
+  test('abroad, a desired DeliveryDate is from the working day after the pickup on', async () => {
+    // Monday 23 November, before the cut-off: picked up today.
+    const sameDay = await post(booking({ ...toGothenburg(), DeliveryDate: '2026-11-23' }));
+    expect(Object.keys(errorsOf(sameDay))).toEqual(['DeliveryDate']);
+    const nextDay = await post(booking({ ...toGothenburg(), DeliveryDate: '2026-11-24' }));
+    expect(nextDay.statusCode, nextDay.body).toBe(201);
   });
 
   test('customer-given ParcelIds are kept as given', async () => {

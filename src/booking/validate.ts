@@ -1,5 +1,6 @@
 import { type Account, assertCanActFor } from '../auth/access';
 import type { Violations } from '../lib/errors';
+import { addWorkingDays } from '../schedule/calendar';
 import { destinationZip } from './addresses';
 import type { BookingDeps } from './deps';
 import {
@@ -151,7 +152,13 @@ export async function validateRequest(
         })
       : null;
   if (desiredDelivery)
-    checkDesiredDate('DeliveryDate', desiredDelivery, plan?.EarliestDeliveryDate ?? pickupDate, v);
+    // Abroad the schedule has no transit times; still, nothing abroad arrives on its pickup day.
+    checkDesiredDate(
+      'DeliveryDate',
+      desiredDelivery,
+      plan?.EarliestDeliveryDate ?? (domestic ? pickupDate : addWorkingDays(pickupDate, 1)),
+      v,
+    );
   // A generated return shipment is published with its original: the same pickup date, back the other way.
   const back = plan && product && body.ShouldGenerateReturnShipment ? returnAddresses(addresses) : null;
   const returnPlan =
