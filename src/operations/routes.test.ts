@@ -483,6 +483,48 @@ describe('sandbox simulator', () => {
     ).toBe(409);
   });
 
+  test('brings the parcels furthest behind level first: one scanned apart is picked up and delivered too', async () => {
+    const { ShipmentId, ParcelIds } = await book();
+    const [ahead, behind] = ParcelIds as [string, string];
+    const real = (EventType: string) => ({
+      EventId: `apart-${ahead}-${EventType}`,
+      ParcelId: ahead,
+      EventType,
+      Time: '2026-11-23T09:30:00',
+    });
+    expect(results(await scan([real('PickedUp'), real('Delivered')])).map((r) => r.Status)).toEqual([
+      'accepted',
+      'accepted',
+    ]);
+    const steps: [string, number][] = [];
+    for (;;) {
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: `/sandbox/shipments/${ShipmentId}/advance`,
+        headers: bearer(key),
+      });
+      if (res.statusCode === 409) break;
+      const body = json<{ EventType: string; Results: { Status: string }[] }>(res);
+      steps.push([body.EventType, body.Results.length]);
+    }
+    // The parcel picked up and delivered by real scans still lacks the two scans between.
+    expect(steps).toEqual([
+      ['PickedUp', 1],
+      ['ArrivedAtTerminal', 2],
+      ['OutForDelivery', 2],
+      ['Delivered', 1],
+    ]);
+    const tracking = json<{ Parcels: { ParcelId: string; Events: { EventType: string }[] }[] }>(
+      await ctx.app.inject({ url: `/v1/Shipment/${ShipmentId}/events`, headers: bearer(key) }),
+    );
+    const lives = tracking.Parcels.map((p) => [p.ParcelId, p.Events.map((e) => e.EventType).sort()]);
+    const life = ['ArrivedAtTerminal', 'Delivered', 'OutForDelivery', 'PickedUp'];
+    expect(lives).toEqual([
+      [ahead, life],
+      [behind, life],
+    ]);
+  });
+
   test('needs the booking scope: it changes the shipment (no cancel after pickup)', async () => {
     const { ShipmentId } = await book();
     const reader = await ctx.keyFor({ customerNrs: ['1000'], scopes: ['shipments'] });

@@ -10,8 +10,9 @@ const LIFE: readonly ScanType[] = ['PickedUp', 'ArrivedAtTerminal', 'OutForDeliv
 export type Simulator = ReturnType<typeof createSimulator>;
 
 /**
- * The sandbox simulator (never in production): makes the scans a carrier would make next for every
- * parcel of a published shipment, through the same `recordScans` as real scanners.
+ * The sandbox simulator (never in production): makes the scan a carrier would make next, through the
+ * same `recordScans` as real scanners, for the parcels furthest behind: parcels scanned apart (one
+ * picked up by a real scan, another not) are brought level first, and it is delivered when all are.
  */
 export function createSimulator(deps: {
   booking: BookingService;
@@ -28,23 +29,33 @@ export function createSimulator(deps: {
         throw new DomainError('conflict', 'not_published', `Shipment ${shipmentId} is not published.`);
       }
       const seen = await deps.operations.scanTypesOf(shipmentId);
-      const next = LIFE.find((t) => !seen.has(t));
+      // Each parcel's place in its life: the first scan it has not had (4 when delivered).
+      const stageOf = (parcelId: string) => {
+        const stage = LIFE.findIndex((t) => !seen.get(parcelId)?.has(t));
+        return stage < 0 ? LIFE.length : stage;
+      };
+      const behind = Math.min(...records.map((r) => stageOf(r.ParcelId)));
+      const next = LIFE[behind];
       if (!next)
         throw new DomainError('conflict', 'delivered', `Shipment ${shipmentId} is already delivered.`);
       const zipOf = (type: number) => first.Addresses.find((a) => a.AddressTypeId === type)?.Zip ?? null;
       const terminalOf = async (zip: string | null) =>
         zip ? ((await deps.postalCodes.find(zip))?.terminal ?? undefined) : undefined;
-      const terminal = next === 'PickedUp' ? await terminalOf(zipOf(1)) : await terminalOf(zipOf(2));
+      // Picked up at the sender's terminal; after that at the destination's: the pickup point's (4)
+      // when there is one, as the label routes it, else the recipient's (2).
+      const terminal = await terminalOf(next === 'PickedUp' ? zipOf(1) : (zipOf(4) ?? zipOf(2)));
       // With its zone: an Oslo local time names two instants once a year.
       const time = clock().toISOString();
       const results = await deps.operations.recordScans(
-        records.map((r) => ({
-          EventId: `sandbox-${shipmentId}-${next}-${r.ParcelId}`,
-          ParcelId: r.ParcelId,
-          EventType: next,
-          Time: time,
-          ...(terminal ? { Terminal: terminal } : {}),
-        })),
+        records
+          .filter((r) => stageOf(r.ParcelId) === behind)
+          .map((r) => ({
+            EventId: `sandbox-${shipmentId}-${next}-${r.ParcelId}`,
+            ParcelId: r.ParcelId,
+            EventType: next,
+            Time: time,
+            ...(terminal ? { Terminal: terminal } : {}),
+          })),
       );
       return { EventType: next, Results: results };
     },

@@ -34,12 +34,15 @@ export function createOperationsStore(db: DbOrTx) {
         .where(eq(scanEvents.shipmentId, shipmentId))
         .orderBy(asc(scanEvents.time), asc(scanEvents.receivedAt)),
 
-    async scanTypesOf(shipmentId: string): Promise<Set<string>> {
+    /** The scan types each parcel of a shipment has had (parcels without a scan are absent). */
+    async scanTypesOf(shipmentId: string): Promise<Map<string, Set<string>>> {
       const rows = await db
-        .selectDistinct({ t: scanEvents.eventType })
+        .selectDistinct({ parcelId: scanEvents.parcelId, t: scanEvents.eventType })
         .from(scanEvents)
         .where(eq(scanEvents.shipmentId, shipmentId));
-      return new Set(rows.map((r) => r.t));
+      const byParcel = new Map<string, Set<string>>();
+      for (const r of rows) byParcel.set(r.parcelId, (byParcel.get(r.parcelId) ?? new Set()).add(r.t));
+      return byParcel;
     },
   };
 }
