@@ -203,6 +203,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     description: 'Creates a customer number with its name; 409 when the number exists.',
     success: 'The customer.',
   }),
+  'PUT /admin/customers/{customerNr}': op('updateCustomer', 'Administration', {
+    success: 'The corrected customer.',
+  }),
   'GET /admin/customers': op('listCustomers', 'Administration', {
     description: 'Every customer, by customer number.',
     success: 'The customers.',
