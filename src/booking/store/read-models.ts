@@ -147,12 +147,12 @@ export function createBookingReadStore(db: DbOrTx) {
       return new Map(rows.map((r) => [r.id, r.date]));
     },
 
-    /**
-     * Marks shipments as carried by an invoice: no later run selects them again. They are those
-     * `invoiceable` locked in the same transaction.
-     */
+    /** Marks shipments as carried by an invoice: no later run selects them again. */
     async markInvoiced(ids: string[]): Promise<void> {
       if (ids.length === 0) return;
+      // Locked in id order first, as scans lock them (a run's `invoiceable` already holds them):
+      // an update alone locks in the table's order.
+      await createBookingStore(db).lockShipments(ids);
       await db.update(shipments).set({ invoicedAt: sql`now()` }).where(oneOf(shipments.id, ids));
     },
 

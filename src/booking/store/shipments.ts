@@ -1,6 +1,6 @@
 import { and, asc, eq, getTableColumns, inArray, isNull, ne, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
-import { columnList, jsonRecord } from '../../db/json-record';
+import { columnList, jsonRecord, oneOf } from '../../db/json-record';
 import { executeNamed } from '../../db/named';
 import { parcels, shipments } from '../tables';
 
@@ -35,7 +35,7 @@ export function createBookingStore(db: DbOrTx) {
       return db
         .select({ id: shipments.id, cancelledAt: shipments.cancelledAt })
         .from(shipments)
-        .where(inArray(shipments.id, [...new Set(ids)]))
+        .where(oneOf(shipments.id, ids))
         .orderBy(asc(shipments.id))
         .for('update');
     },
