@@ -22,7 +22,12 @@ const terminals = readFileSync(new URL('terminals.csv', data), 'utf8')
   .slice(1)
   .map((l) => l.split(',')[0] ?? '');
 const catalog = JSON.parse(readFileSync(new URL('catalog/catalog.json', data), 'utf8')) as {
-  Products: { ProductCode: string; International: boolean; Services: string[] }[];
+  Products: {
+    ProductCode: string;
+    International: boolean;
+    Services: string[];
+    VolumeFactorKgPerDm3: number;
+  }[];
   Services: { ServiceCode: string }[];
 };
 const postalCodes = new Set(

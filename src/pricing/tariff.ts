@@ -322,7 +322,12 @@ export const DANGEROUS_GOODS_SERVICE = '12';
  */
 export interface PricedNetwork {
   terminals: ReadonlySet<string>;
-  products: readonly { ProductCode: string; International: boolean; Services: readonly string[] }[];
+  products: readonly {
+    ProductCode: string;
+    International: boolean;
+    Services: readonly string[];
+    VolumeFactorKgPerDm3: number;
+  }[];
   services: readonly { ServiceCode: string }[];
 }
 
@@ -351,12 +356,33 @@ export function checkTariffFits(doc: TariffDocument, network: PricedNetwork, v: 
     v.check(path('Services', code), known.has(code), `Service ${code} is not in the catalogue.`);
   }
   for (const product of network.products) {
-    if (product.International) continue;
-    v.check(
-      path('Products', product.ProductCode),
-      Object.hasOwn(doc.Products, product.ProductCode),
-      `Product ${product.ProductCode} of the catalogue has no price table.`,
-    );
+    // The catalogue shows customers the volume factor (GET /v1/products): the price must use it.
+    const shownGrams = Math.round(product.VolumeFactorKgPerDm3 * 1000);
+    if (product.International) {
+      if (doc.International) {
+        v.check(
+          path('International', 'VolumeFactorKgPerM3'),
+          doc.International.VolumeFactorKgPerM3 === shownGrams,
+          `Product ${product.ProductCode} of the catalogue charges ${product.VolumeFactorKgPerDm3} kg per dm³, not ${doc.International.VolumeFactorKgPerM3} kg per m³.`,
+        );
+      }
+      continue;
+    }
+    const table = doc.Products[product.ProductCode];
+    if (
+      v.check(
+        path('Products', product.ProductCode),
+        table !== undefined,
+        `Product ${product.ProductCode} of the catalogue has no price table.`,
+      ) &&
+      table
+    ) {
+      v.check(
+        path('Products', product.ProductCode, 'VolumeFactorKgPerDm3'),
+        parseKgAsGrams(table.VolumeFactorKgPerDm3) === shownGrams,
+        `The catalogue charges ${product.VolumeFactorKgPerDm3} kg per dm³ for product ${product.ProductCode}, not ${table.VolumeFactorKgPerDm3}.`,
+      );
+    }
   }
   const offered = (international: boolean) => {
     const by = new Map<string, string[]>();

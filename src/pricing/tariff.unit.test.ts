@@ -50,6 +50,23 @@ describe('a tariff fits the routing terminals and the catalogue', () => {
     expect(Object.keys(gaps(doc))).toEqual(['Products.HE']);
   });
 
+  test('the volume factor is the one the catalogue shows customers (GET /v1/products)', () => {
+    const doc = structuredClone(shipped);
+    const table = doc.Products['43'];
+    if (!table || !doc.International) throw new Error('the shipped tariff prices 43 and abroad');
+    table.VolumeFactorKgPerDm3 = '1.000';
+    doc.International.VolumeFactorKgPerM3 = 250;
+    expect(gaps(doc)).toEqual({
+      'Products[43].VolumeFactorKgPerDm3': [
+        'The catalogue charges 0.333 kg per dm³ for product 43, not 1.000.',
+      ],
+      'International.VolumeFactorKgPerM3': [
+        'Product EP of the catalogue charges 0.333 kg per dm³, not 250 kg per m³.',
+        'Product EG of the catalogue charges 0.333 kg per dm³, not 250 kg per m³.',
+      ],
+    });
+  });
+
   test('a service needs a price when a product priced at home offers it, once per service', () => {
     const doc = structuredClone(shipped);
     delete doc.Services['42'];
