@@ -83,8 +83,12 @@ export const webhookDeliveries = pgTable(
   },
   (t) => [
     unique('webhook_deliveries_pair_uq').on(t.webhookId, t.eventId),
-    // The claim's walk: registrations with pending deliveries, and each one's oldest due delivery.
-    index('webhook_deliveries_due_idx').on(t.webhookId, t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    // The claim's walk: registrations with pending deliveries, and each one's oldest due delivery,
+    // in the claim's own order: a fan-out gives a batch of deliveries one due time, and ordering
+    // such ties by a sort had checked every one of them (3 times the claim's cost on PGlite).
+    index('webhook_deliveries_due_idx')
+      .on(t.webhookId, t.nextAttemptAt, t.eventId.asc().nullsFirst(), t.id)
+      .where(sql`${t.status} = 'pending'`),
     // Attempts in flight (few rows: a lease is cleared when its attempt is recorded).
     index('webhook_deliveries_leased_idx').on(t.webhookId).where(sql`${t.leaseUntil} is not null`),
     index('webhook_deliveries_order_idx')

@@ -2,11 +2,13 @@ import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, test } from 'vitest';
 import { loadConfig } from '../config';
+import type { DeliveryEngine } from './delivery';
 import { checkCustomHeaders } from './headers';
 import { parseRetryAfter } from './send';
 import { secretProblem, signatureHeaders } from './signing';
 import { addMonths, formatWithOffset, parseDateTime } from './times';
 import { addressProblem, urlProblem } from './url-guard';
+import { startWebhookWorker } from './worker';
 
 const publicLookup = async () => ['93.184.216.34'];
 const privateLookup = async () => ['10.1.2.3'];
@@ -215,5 +217,39 @@ describe('configuration', () => {
       webhookAllowPrivate: true,
     });
     expect(() => loadConfig({ KOLLI_WEBHOOK_CONCURRENCY: '0' })).toThrow(/webhookConcurrency/);
+  });
+});
+
+describe('the worker on the embedded database', () => {
+  /** An engine that fans out `batches` events one round after another and records what it is asked. */
+  function fakeEngine(batches: number[]) {
+    const asked = { analyze: 0, rounds: 0 };
+    const engine = {
+      fanOut: async () => batches.shift() ?? 0,
+      sweep: async () => {},
+      vacuum: async () => {},
+      analyze: async () => {
+        asked.analyze += 1;
+      },
+      claim: async () => {
+        asked.rounds += 1;
+        return [];
+      },
+    } as unknown as DeliveryEngine;
+    return { engine, asked };
+  }
+
+  test('gathers the delivery tables’ statistics after every 100 events fanned out (PGlite has no autovacuum)', async () => {
+    for (const [vacuum, analyzed] of [
+      [true, 1],
+      [false, 0],
+    ] as const) {
+      // 200 + 30 events in the first round (gathered once), then 40 and 40: 80 since, not yet.
+      const { engine, asked } = fakeEngine([200, 30, 40, 40]);
+      const worker = startWebhookWorker({ engine, vacuum, pollMs: 1 });
+      while (asked.rounds < 5) await new Promise((resolve) => setTimeout(resolve, 5));
+      await worker.stop();
+      expect(asked.analyze, `vacuum ${vacuum}`).toBe(analyzed);
+    }
   });
 });

@@ -17,7 +17,10 @@ export interface WorkerOptions {
   sweepEveryMs?: number;
   /** Delivery history and fanned-out outbox rows older than this are deleted; null keeps all. */
   retentionMs?: number | null;
-  /** Vacuum the delivery tables hourly (embedded PGlite has no autovacuum). */
+  /**
+   * Embedded PGlite has no autovacuum: vacuum the delivery tables hourly, and gather their planner
+   * statistics after every `ANALYZE_EVERY_EVENTS` events fanned out.
+   */
   vacuum?: boolean;
   log?: WorkerLog;
 }
@@ -36,6 +39,8 @@ export interface WebhookWorker {
 
 const FANOUT_BATCH = 200;
 const HOURLY_MS = 60 * 60 * 1000;
+/** On embedded PGlite, the delivery tables' statistics are gathered again after this many events fanned out. */
+const ANALYZE_EVERY_EVENTS = 100;
 
 const silent: WorkerLog = { info() {}, warn() {}, error() {} };
 
@@ -66,6 +71,8 @@ export function startWebhookWorker(options: WorkerOptions): WebhookWorker {
 
   let lastFanOut = 0;
   let fanOutAsked = false;
+  /** Events fanned out since the delivery tables' statistics were last gathered. */
+  let fannedOut = 0;
   const wakeUp = () => {
     kicked = true;
     wake?.();
@@ -119,8 +126,14 @@ export function startWebhookWorker(options: WorkerOptions): WebhookWorker {
     if (fanOutAsked || now - lastFanOut >= pollMs) {
       fanOutAsked = false;
       lastFanOut = now;
-      while ((await engine.fanOut(FANOUT_BATCH)) >= FANOUT_BATCH && !stopping) {
+      for (let n = FANOUT_BATCH; n >= FANOUT_BATCH && !stopping; ) {
         // A full batch: more are waiting.
+        n = await engine.fanOut(FANOUT_BATCH);
+        fannedOut += n;
+      }
+      if (vacuum && fannedOut >= ANALYZE_EVERY_EVENTS) {
+        await engine.analyze();
+        fannedOut = 0;
       }
     }
     if (now - lastSweep >= sweepEveryMs) {

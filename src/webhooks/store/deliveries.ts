@@ -370,6 +370,11 @@ export async function deleteCompletedBefore(db: Db, before: Date, batchSize: num
   }
 }
 
+/** Planner statistics of the tables the claim reads. */
+export async function analyzeDeliveries(db: Db): Promise<void> {
+  await db.execute(sql`analyze webhook_deliveries, webhooks`);
+}
+
 /** VACUUM (ANALYZE) of the tables the delivery work churns. */
 export async function vacuumDeliveries(db: Db): Promise<void> {
   await db.execute(sql`vacuum (analyze) webhook_deliveries, webhook_attempts, webhooks`);

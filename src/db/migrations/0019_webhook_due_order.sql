@@ -1,0 +1,2 @@
+DROP INDEX "webhook_deliveries_due_idx";--> statement-breakpoint
+CREATE INDEX "webhook_deliveries_due_idx" ON "webhook_deliveries" USING btree ("webhook_id","next_attempt_at","event_id" NULLS FIRST,"id") WHERE "webhook_deliveries"."status" = 'pending';
