@@ -108,113 +108,7 @@ export interface paths {
          * Correct a customer
          * @description Replaces the name, organisation number, address and agreement (a field left out is cleared); the customer number and price-service id stay. Issued invoices keep the buyer they were issued to and booked shipments their price; prices and bookings from now on use the new agreement (other processes within 10 s).
          */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    customerNr: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        Address?: {
-                            Address?: string;
-                            Address2?: string;
-                            Country?: string;
-                            Place?: string;
-                            Zip?: string;
-                        };
-                        Agreement?: {
-                            FreightDiscountPercent?: number;
-                            SpecialUnitCodes?: string[];
-                        };
-                        Name: string;
-                        OrgNr?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            Address: {
-                                Address?: string;
-                                Address2?: string;
-                                Country?: string;
-                                Place?: string;
-                                Zip?: string;
-                            } | null;
-                            Agreement: {
-                                FreightDiscountPercent?: number;
-                                SpecialUnitCodes?: string[];
-                            };
-                            /**
-                             * @description YYYY-MM-DDTHH:mm:ss, Europe/Oslo local time.
-                             * @example 2026-11-23T10:15:00
-                             */
-                            CreatedAt: string;
-                            CustomerNr: string;
-                            Name: string;
-                            OrgNr: string | null;
-                            /** @description The `CustomerId` of `GET /v2/europe/price` for this customer. */
-                            PriceServiceId: string;
-                        };
-                    };
-                };
-                /** @description Problem details (RFC 9457) in the shape of the spec’s 400 body. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing, unknown or revoked key (text/plain). */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-                /** @description The key lacks the scope or may not act for a named customer number (text/plain). */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-                /** @description Problem details (RFC 9457) in the shape of the spec’s 400 body. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Problem details (RFC 9457) in the shape of the spec’s 400 body. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        put: operations["updateCustomer"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1493,6 +1387,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Bad request: a field is missing or invalid; `errors` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
@@ -1964,6 +1867,144 @@ export interface operations {
             };
             /** @description Conflict with the resource’s current state. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body’s media type is not accepted. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests for this key; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The server is overloaded, starting, stopping or without its database; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateCustomer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                customerNr: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    Address?: {
+                        Address?: string;
+                        Address2?: string;
+                        Country?: string;
+                        Place?: string;
+                        Zip?: string;
+                    };
+                    Agreement?: {
+                        FreightDiscountPercent?: number;
+                        SpecialUnitCodes?: string[];
+                    };
+                    Name: string;
+                    OrgNr?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The corrected customer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        Address: {
+                            Address?: string;
+                            Address2?: string;
+                            Country?: string;
+                            Place?: string;
+                            Zip?: string;
+                        } | null;
+                        Agreement: {
+                            FreightDiscountPercent?: number;
+                            SpecialUnitCodes?: string[];
+                        };
+                        /**
+                         * @description YYYY-MM-DDTHH:mm:ss, Europe/Oslo local time.
+                         * @example 2026-11-23T10:15:00
+                         */
+                        CreatedAt: string;
+                        CustomerNr: string;
+                        Name: string;
+                        OrgNr: string | null;
+                        /** @description The `CustomerId` of `GET /v2/europe/price` for this customer. */
+                        PriceServiceId: string;
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing or invalid; `errors` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Not found, or not visible to this key. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3257,7 +3298,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": {
+                        error: string;
+                        error_description?: string;
+                    };
                 };
             };
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
@@ -3266,7 +3310,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/plain": string;
+                    "application/json": {
+                        error: string;
+                        error_description?: string;
+                    };
                 };
             };
             /** @description The body is larger than the server accepts. */
@@ -3275,7 +3322,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": {
+                        error: string;
+                        error_description?: string;
+                    };
                 };
             };
             /** @description The body’s media type is not accepted. */
@@ -3284,7 +3334,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": {
+                        error: string;
+                        error_description?: string;
+                    };
+                };
+            };
+            /** @description Too many requests for this key; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        error_description?: string;
+                    };
                 };
             };
             /** @description The server is overloaded, starting, stopping or without its database; retry after `Retry-After` seconds. */
@@ -3295,7 +3362,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": {
+                        error: string;
+                        error_description?: string;
+                    };
                 };
             };
         };
@@ -3373,7 +3443,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": {
+                        error: string;
+                        error_description?: string;
+                    };
                 };
             };
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
@@ -3382,7 +3455,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/plain": string;
+                    "application/json": {
+                        error: string;
+                        error_description?: string;
+                    };
                 };
             };
             /** @description The body is larger than the server accepts. */
@@ -3391,7 +3467,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": {
+                        error: string;
+                        error_description?: string;
+                    };
                 };
             };
             /** @description The body’s media type is not accepted. */
@@ -3400,7 +3479,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": {
+                        error: string;
+                        error_description?: string;
+                    };
+                };
+            };
+            /** @description Too many requests for this key; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        error_description?: string;
+                    };
                 };
             };
             /** @description The server is overloaded, starting, stopping or without its database; retry after `Retry-After` seconds. */
@@ -3411,7 +3507,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/json": {
+                        error: string;
+                        error_description?: string;
+                    };
                 };
             };
         };
@@ -3585,6 +3684,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Bad request: a field is missing or invalid; `errors` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
@@ -3729,6 +3837,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad request: a field is missing or invalid; `errors` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
@@ -5959,6 +6076,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Bad request: a field is missing or invalid; `errors` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
@@ -7805,6 +7931,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Bad request: a field is missing or invalid; `errors` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
@@ -7873,6 +8008,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad request: a field is missing or invalid; `errors` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
@@ -8023,6 +8167,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad request: a field is missing or invalid; `errors` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {

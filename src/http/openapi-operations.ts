@@ -53,6 +53,8 @@ export interface OperationDoc {
   conditional?: boolean;
   /** The creating answer (201, else 200) carries a `Location` header naming the created resource. */
   location?: boolean;
+  /** Every error answer is RFC 6749's `{"error", "error_description"}` (the token endpoint). */
+  oauthErrors?: boolean;
 }
 
 const op = (
@@ -79,8 +81,14 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     success: 'The database answers.',
   }),
 
-  'POST /oauth/token': op('createAccessToken', 'Authentication', { success: 'The access token.' }),
-  'POST /as/token.oauth2': op('createOAuthToken', 'Authentication', { success: 'The access token.' }),
+  'POST /oauth/token': op('createAccessToken', 'Authentication', {
+    success: 'The access token.',
+    oauthErrors: true,
+  }),
+  'POST /as/token.oauth2': op('createOAuthToken', 'Authentication', {
+    success: 'The access token.',
+    oauthErrors: true,
+  }),
 
   'POST /Shipment/Update': op('updateShipment', 'Booking', {
     location: true,

@@ -8,7 +8,7 @@ import { OPERATIONS, operationKey } from './openapi-operations';
 
 interface Response {
   description: string;
-  content?: Record<string, { schema?: { $ref?: string } }>;
+  content?: Record<string, { schema?: { $ref?: string; required?: string[] } }>;
   headers?: Record<string, unknown>;
 }
 interface Operation {
@@ -64,6 +64,12 @@ describe('every operation', () => {
         const where = `${key} ${status}`;
         expect(response.description, where).not.toBe('Default Response');
         expect(response.description, where).toBeTruthy();
+        // The token endpoint answers every error as RFC 6749's object, as OAuth clients read it.
+        if (OPERATIONS[key]?.oauthErrors && Number(status) >= 400) {
+          expect(Object.keys(response.content ?? {}), where).toEqual(['application/json']);
+          expect(response.content?.['application/json']?.schema?.required, where).toEqual(['error']);
+          continue;
+        }
         if (status === '401' || status === '403')
           expect(Object.keys(response.content ?? {}), where).toEqual(['text/plain']);
         if (['400', '404', '409', '412', '413', '415', '422', '429', '503'].includes(status)) {
@@ -74,6 +80,8 @@ describe('every operation', () => {
         }
       }
       expect(op.responses['503'], key).toBeDefined();
+      // A path parameter that is no decodable text is refused with a 400 naming it.
+      if (op.parameters?.some((p) => p.in === 'path')) expect(op.responses['400'], key).toBeDefined();
     }
   });
 });

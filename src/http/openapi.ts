@@ -49,6 +49,17 @@ const problemContent = () => ({
   'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } },
 });
 
+/** RFC 6749 §5.2's error object, what the token endpoint answers for every error. */
+const oauthErrorContent = () => ({
+  'application/json': {
+    schema: {
+      type: 'object',
+      required: ['error'],
+      properties: { error: { type: 'string' }, error_description: { type: 'string' } },
+    },
+  },
+});
+
 /** Completes one operation of the generated document in place. */
 function completeOperation(key: string, operation: Operation): void {
   const entry = OPERATIONS[key];
@@ -65,8 +76,16 @@ function completeOperation(key: string, operation: Operation): void {
     responses[413] ??= {};
     responses[415] ??= {};
   }
+  // A path parameter that is no decodable text (`%FF`, NUL) is a 400 naming it, on every route.
+  if (operation.parameters?.some((p) => p.in === 'path')) responses[400] ??= {};
+  // The token endpoint is limited per address, and speaks OAuth for every refusal.
+  if (entry.oauthErrors) responses[429] ??= {};
   for (const [status, response] of Object.entries(responses)) {
-    if (status in PROBLEMS) {
+    if (entry.oauthErrors && (status in PROBLEMS || status in PLAIN)) {
+      response.description = PROBLEMS[status] ?? PLAIN[status];
+      response.content = oauthErrorContent();
+      if (status === '429' || status === '503') response.headers = { 'Retry-After': RETRY_AFTER };
+    } else if (status in PROBLEMS) {
       response.description = PROBLEMS[status];
       response.content = problemContent();
       if (status === '429' || status === '503') response.headers = { 'Retry-After': RETRY_AFTER };
