@@ -26,7 +26,7 @@ import { clientErrorHandler } from './http/client-errors';
 import { conditionalGet } from './http/conditional';
 import { corsPlugin } from './http/cors';
 import { installErrorHandling } from './http/errors';
-import { installJsonBodyParser } from './http/json-body';
+import { installJsonBodyParser, refuseEncodedBodies } from './http/json-body';
 import { loggingOptions } from './http/logging';
 import { metricsPlugin } from './http/metrics';
 import { swaggerOptions } from './http/openapi';
@@ -209,6 +209,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addSchema(ProblemSchema);
   installErrorHandling(app);
   installJsonBodyParser(app);
+  refuseEncodedBodies(app);
 
   // Security headers (helmet's, computed once) and the request id, on every answer. API answers get
   // the set OWASP recommends for REST services; the HTML-only headers go to the docs page alone.

@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { osloBergenBooking } from '../../test/factories';
 import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
@@ -434,6 +435,25 @@ describe('content types', () => {
       payload: '',
     });
     expect(Object.keys(expectProblem(empty, 400).errors as object)).toEqual(['request']);
+  });
+
+  test('a body with a content coding is a 415 naming it: it is not read as broken or as plain JSON', async () => {
+    const post = (coding: string, payload: Buffer | string) =>
+      ctx.app.inject({
+        method: 'POST',
+        url: '/admin/customers',
+        headers: { ...bearer(ADMIN_KEY), 'content-type': 'application/json', 'content-encoding': coding },
+        payload,
+      });
+    const body = '{"CustomerNr":"3321","Name":"Gzip AS"}';
+    for (const res of [
+      await post('gzip', gzipSync(body)),
+      await post('gzip', body),
+      await post('br', body),
+    ]) {
+      expect(expectProblem(res, 415).detail).toMatch(/^Content-Encoding (gzip|br) is not supported/);
+    }
+    expect((await post('identity', body)).statusCode).toBe(201);
   });
 
   test('text/json and application/*+json are JSON (CONTRACT §2)', async () => {

@@ -133,3 +133,20 @@ export function installJsonBodyParser(app: FastifyInstance): void {
     parse(request, longNumber ? quoteUnsafeIntegers(text) : text, done);
   });
 }
+
+/**
+ * Refuses a request body sent with a content coding (`Content-Encoding: gzip`): Kolli reads bodies
+ * as sent, so a compressed one was read as broken JSON, and JSON merely labelled gzip was read as
+ * if it were none. RFC 9110 §15.5.16: an unsupported content coding is a 415.
+ */
+export function refuseEncodedBodies(app: FastifyInstance): void {
+  app.addHook('preParsing', (request, _reply, payload, done) => {
+    const coding = request.headers['content-encoding']?.trim().toLowerCase();
+    if (!coding || coding === 'identity') return done(null, payload);
+    done(
+      Object.assign(new Error(`Content-Encoding ${coding} is not supported: send the body uncompressed.`), {
+        statusCode: 415,
+      }),
+    );
+  });
+}
