@@ -866,6 +866,18 @@ describe('idempotency', () => {
     expect(rows).toHaveLength(1);
   });
 
+  test('two Idempotency-Key headers are a 400, not one key made of both', async () => {
+    const res = await post(booking({ SenderReference: 'IDEM-6' }), key, {
+      'idempotency-key': ['idem-6a', 'idem-6b'],
+    } as unknown as Record<string, string>);
+    expect(Object.keys(errorsOf(res))).toEqual(['Idempotency-Key']);
+    const rows = await ctx.database.db
+      .select()
+      .from(shipments)
+      .where(eq(shipments.senderReference, 'IDEM-6'));
+    expect(rows).toEqual([]);
+  });
+
   test('the same key with another body is 422', async () => {
     await post(booking({ SenderReference: 'IDEM-2' }), key, { 'idempotency-key': 'idem-2' });
     const res = await post(booking({ SenderReference: 'IDEM-2b' }), key, { 'idempotency-key': 'idem-2' });

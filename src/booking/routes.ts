@@ -66,6 +66,12 @@ export const bookingRoutes: FastifyPluginAsyncTypebox<{
       const headers = request.headers as { 'if-match'?: string; 'idempotency-key'?: string };
       const ifMatch = headers['if-match'];
       const key = headers['idempotency-key'];
+      // Node joins a repeated header with ", ": two keys would make up a third.
+      const keys = request.raw.rawHeaders.filter(
+        (h, i) => i % 2 === 0 && h.toLowerCase() === 'idempotency-key',
+      );
+      if (keys.length > 1)
+        throw new ValidationFailed({ 'Idempotency-Key': ['Send one Idempotency-Key header.'] });
       const mapped = wire === 'v2' ? fromV2(request.body as ShipmentV2) : null;
       const command = mapped ? mapped.command : (request.body as ShipmentUpdate);
       const options = { ifMatch, createOnly, violations: mapped?.violations };
