@@ -621,6 +621,8 @@ describe('tariff administration', () => {
   ) as TariffDocument;
   const put = (payload: unknown, k = ADMIN_KEY) =>
     ctx.app.inject({ method: 'PUT', url: '/admin/tariffs', headers: bearer(k), payload: payload as object });
+  const putRates = (payload: object) =>
+    ctx.app.inject({ method: 'PUT', url: '/admin/exchange-rates', headers: bearer(ADMIN_KEY), payload });
 
   test('a new version is used from its ValidFrom on; earlier pickups keep the old prices', async () => {
     const next = structuredClone(shipped);
@@ -738,22 +740,16 @@ describe('tariff administration', () => {
   });
 
   test('exchange rates: a new table is in force from its date; bad codes are named', async () => {
-    const res = await ctx.app.inject({
-      method: 'PUT',
-      url: '/admin/exchange-rates',
-      headers: bearer(ADMIN_KEY),
-      payload: { ValidFrom: '2026-11-20', Base: 'EUR', Rates: { NOK: '12.0000', SEK: '11.0000' } },
+    const res = await putRates({
+      ValidFrom: '2026-11-20',
+      Base: 'EUR',
+      Rates: { NOK: '12.0000', SEK: '11.0000' },
     });
     expect(res.statusCode).toBe(200);
     // DDU, 12 kg to DE: EUR 62.00, −6.20, 7.81, 39.00 at 12.00 = 744.00 − 74.40 + 93.72 + 468.00 = 1231.32.
     const price = await europe();
     expect(json<{ Total: string }>(price).Total).toBe('1231.32');
-    const bad = await ctx.app.inject({
-      method: 'PUT',
-      url: '/admin/exchange-rates',
-      headers: bearer(ADMIN_KEY),
-      payload: { ValidFrom: '2026-11-21', Base: 'EUR', Rates: { ABC: '1.0', NOK: '0' } },
-    });
+    const bad = await putRates({ ValidFrom: '2026-11-21', Base: 'EUR', Rates: { ABC: '1.0', NOK: '0' } });
     expect(bad.statusCode).toBe(400);
     expect(Object.keys(errorsOf(bad)).sort()).toEqual(['Rates.ABC', 'Rates.NOK']);
     const list = json<{ ValidFrom: string }[]>(await get('/admin/exchange-rates', ADMIN_KEY));
@@ -765,12 +761,7 @@ describe('tariff administration', () => {
   });
 
   test('an exchange-rate table holds NOK, and the EUR of a EUR-based table is 1', async () => {
-    const bad = await ctx.app.inject({
-      method: 'PUT',
-      url: '/admin/exchange-rates',
-      headers: bearer(ADMIN_KEY),
-      payload: { ValidFrom: '2026-11-22', Base: 'EUR', Rates: { SEK: '10.9', EUR: '3' } },
-    });
+    const bad = await putRates({ ValidFrom: '2026-11-22', Base: 'EUR', Rates: { SEK: '10.9', EUR: '3' } });
     expect(bad.statusCode).toBe(400);
     expect(Object.keys(errorsOf(bad)).sort()).toEqual(['Rates.EUR', 'Rates.NOK']);
     const list = json<{ ValidFrom: string }[]>(await get('/admin/exchange-rates', ADMIN_KEY));
