@@ -62,7 +62,7 @@ export interface paths {
         get: operations["getCatalog"];
         /**
          * Replace the catalogue
-         * @description Replaces every product and service in one go (format in `docs/catalogue.md`). Codes must be unique and every product’s services defined. The shipped catalogue no longer overwrites it.
+         * @description Replaces every product and service in one go (format in `docs/catalogue.md`). Codes must be unique, every product’s services defined, and every product and the services it offers priced by the tariff version in force and every later one (put the tariff first; `docs/tariffs.md`). The shipped catalogue no longer overwrites it.
          */
         put: operations["replaceCatalog"];
         post?: never;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
+import type { TariffDocument } from '../pricing/tariff';
 import type { Catalog, Product, ServiceDef } from './schemas';
 import { readShippedCatalog } from './service';
 
@@ -145,19 +146,97 @@ describe('admin catalogue', () => {
     expect(json<Product[]>(await get('/v1/products'))).toHaveLength(shipped.Products.length);
   });
 
-  test('a replace is seen at once and is kept over the shipped file at the next start', async () => {
-    const [first] = shipped.Products;
-    if (!first) throw new Error('empty catalogue');
-    const next: Catalog = {
-      Services: shipped.Services,
-      Products: [...shipped.Products, { ...first, ProductCode: 'ZZ', Name: 'Test product' }],
+  const putTariff = (doc: unknown) =>
+    ctx.app.inject({
+      method: 'PUT',
+      url: '/admin/tariffs',
+      headers: bearer(ADMIN_KEY),
+      payload: doc as object,
+    });
+  const tariff = async (validFrom: string) =>
+    json<TariffDocument>(await get(`/admin/tariffs/${validFrom}`, ADMIN_KEY)) as unknown as TariffDocument;
+
+  test('every product must be priced by the tariff in force and every later one: the tariff first, then the catalogue', async () => {
+    const first = shipped.Products.find((p) => p.ProductCode === '43');
+    if (!first) throw new Error('the shipped catalogue has 43');
+    // A new product offering a new service.
+    const extra = { ...(shipped.Services[0] as ServiceDef), ServiceCode: '98', Name: 'Test service' };
+    const withZz: Catalog = {
+      Services: [...shipped.Services, extra],
+      Products: [
+        ...shipped.Products,
+        { ...first, ProductCode: 'ZZ', Name: 'Test product', Services: [...first.Services, '98'] },
+      ],
     };
-    const res = await put(next);
+    const zz = shipped.Products.length;
+    const zz98 = `Products[${zz}].Services[${first.Services.length}]`;
+    const refused = await put(withZz);
+    expect(refused.statusCode).toBe(400);
+    expect(json(refused)).toMatchObject({
+      errors: {
+        [`Products[${zz}].ProductCode`]: [
+          'Product ZZ of the catalogue has no price table in the tariff valid from 2026-01-01.',
+        ],
+        [zz98]: ['Service 98 has no price in the tariff valid from 2026-01-01.'],
+      },
+    });
+    expect((await get('/v1/products/ZZ')).statusCode).toBe(404);
+
+    // A volume factor other than the tariff's, and a service it does not price, name their fields.
+    const [fortyThree, i] = [first, shipped.Products.indexOf(first)];
+    const unpriced = await put({
+      Services: [...shipped.Services, { ...shipped.Services[0], ServiceCode: '99', Name: 'Unpriced' }],
+      Products: shipped.Products.map((p) =>
+        p === fortyThree ? { ...p, VolumeFactorKgPerDm3: 0.25, Services: [...p.Services, '99'] } : p,
+      ),
+    });
+    expect(unpriced.statusCode).toBe(400);
+    expect(json(unpriced)).toMatchObject({
+      errors: {
+        [`Products[${i}].VolumeFactorKgPerDm3`]: [
+          'The catalogue charges 0.25 kg per dm³ for product 43, not 0.333 in the tariff valid from 2026-01-01.',
+        ],
+        [`Products[${i}].Services[${fortyThree.Services.length}]`]: [
+          'Service 99 has no price in the tariff valid from 2026-01-01.',
+        ],
+      },
+    });
+
+    // A later version must price it too; a version no longer used need not.
+    const current = await tariff('2026-01-01');
+    const priced = {
+      ...current,
+      Products: { ...current.Products, ZZ: current.Products['43'] },
+      Services: { ...current.Services, '98': '5.00' },
+    };
+    expect((await putTariff({ ...current, ValidFrom: '2099-01-01' })).statusCode).toBe(200);
+    expect((await putTariff(priced)).statusCode).toBe(200);
+    const later = await put(withZz);
+    expect(later.statusCode).toBe(400);
+    expect(Object.keys((json(later) as { errors: object }).errors)).toEqual([
+      `Products[${zz}].ProductCode`,
+      zz98,
+    ]);
+    expect(JSON.stringify(json(later))).toContain('the tariff valid from 2099-01-01');
+    expect((await putTariff({ ...priced, ValidFrom: '2099-01-01' })).statusCode).toBe(200);
+    expect((await putTariff({ ...current, ValidFrom: '2025-01-01' })).statusCode).toBe(200);
+
+    const res = await put(withZz);
     expect(res.statusCode).toBe(200);
-    expect(json(res)).toEqual({ Products: shipped.Products.length + 1, Services: shipped.Services.length });
+    expect(json(res)).toEqual({
+      Products: shipped.Products.length + 1,
+      Services: shipped.Services.length + 1,
+    });
     expect(json(await get('/v1/products/ZZ'))).toMatchObject({ Name: 'Test product' });
+    // Kept over the shipped file at the next start.
     expect(await ctx.services.catalog.loadShipped()).toBe(false);
     expect((await get('/v1/products/zz')).statusCode).toBe(200);
+    const price = await get(
+      '/v3/Calculate/?Customernr=1000&SenderZip=0150&ReceiverZip=5003&Weight=12&ProductCode=ZZ&Services=98',
+      await ctx.keyFor({ scopes: ['price'], customerNrs: ['1000'] }),
+    );
+    expect(price.statusCode, price.body).toBe(200);
+    expect(json(price)).toMatchObject({ Services: [{ ServiceCode: '98', ServiceCost: 5 }] });
   });
 });
 

@@ -109,7 +109,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ catalog: CatalogService 
         tags: ['Administration'],
         summary: 'Replace the catalogue',
         description:
-          'Replaces every product and service in one go (format in `docs/catalogue.md`). Codes must be unique and every product’s services defined. The shipped catalogue no longer overwrites it.',
+          'Replaces every product and service in one go (format in `docs/catalogue.md`). Codes must be unique, every product’s services defined, and every product and the services it offers priced by the tariff version in force and every later one (put the tariff first; `docs/tariffs.md`). The shipped catalogue no longer overwrites it.',
         body: CatalogSchema,
         response: {
           200: Type.Object({ Products: Type.Integer(), Services: Type.Integer() }),

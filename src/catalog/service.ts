@@ -19,7 +19,7 @@ import { type Catalog, CatalogSchema, type Product, type ServiceDef } from './sc
 import { readCatalog, writeCatalog } from './store';
 
 export type { CatalogSnapshot, RequiredField } from './rules';
-export type { Product, ServiceDef, TimeWindow } from './schemas';
+export type { Catalog, Product, ServiceDef, TimeWindow } from './schemas';
 
 const SHIPPED_FILE = 'catalog/catalog.json';
 
@@ -81,6 +81,8 @@ export function createCatalogService({ db, cacheMs = CATALOG_CACHE_MS }: { db: D
     cacheMs,
   );
   const rules = cache.get;
+  /** Other domains' rules a replaced catalogue must meet (pricing's: every product priced). */
+  const replaceChecks: ((catalog: Catalog, violations: Violations) => Promise<void>)[] = [];
 
   return {
     /** The catalogue with its rule helpers, cached (see `CATALOG_CACHE_MS`). */
@@ -111,6 +113,11 @@ export function createCatalogService({ db, cacheMs = CATALOG_CACHE_MS }: { db: D
       return (await rules()).requiredFieldsFor(serviceCodes);
     },
 
+    /** Adds a rule `replace` checks a new catalogue against, reporting with the catalogue's own. */
+    checkReplacesWith(check: (catalog: Catalog, violations: Violations) => Promise<void>): void {
+      replaceChecks.push(check);
+    },
+
     /** Loads the shipped catalogue when the file changed since the last load (start-up). */
     async loadShipped(): Promise<boolean> {
       const { catalog, sha256 } = readShippedCatalog();
@@ -121,12 +128,13 @@ export function createCatalogService({ db, cacheMs = CATALOG_CACHE_MS }: { db: D
 
     /**
      * Replaces the whole catalogue (admin API) in one transaction. Reports every semantic violation
-     * (duplicate codes, unknown services) as a 400. The shipped file no longer overwrites the
+     * (duplicate codes, unknown services, and those of `checkReplacesWith`'s rules) as a 400. The shipped file no longer overwrites the
      * replaced catalogue, not even when a later release changes it.
      */
     async replace(catalog: Catalog): Promise<{ products: number; services: number }> {
       const violations = new Violations();
       checkCatalog(catalog, violations);
+      for (const check of replaceChecks) await check(catalog, violations);
       violations.throwIfAny();
       await replaceAsAdmin(db, SHIPPED_FILE, catalog, (tx) => writeCatalog(tx, catalog));
       cache.clear();

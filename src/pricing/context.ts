@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
-import type { CatalogRules } from '../catalog/service';
+import type { Catalog, CatalogRules } from '../catalog/service';
+import type { Violations } from '../lib/errors';
 import type { MaybePromise } from '../lib/maybe-promise';
 import { percentToBasisPoints } from '../lib/units';
 import { osloDateTime } from '../schedule/calendar';
@@ -33,7 +34,11 @@ const MISS_TTL_MS = 1000;
 /** What pricing reads of other domains (their services, never their tables). */
 export interface LookupDeps {
   clock?: () => Date;
-  catalog: { rules(): MaybePromise<CatalogRules> };
+  catalog: {
+    rules(): MaybePromise<CatalogRules>;
+    /** Makes a catalogue an admin replaces meet a rule of pricing's (`checkCatalog`). */
+    checkReplacesWith?(check: (catalog: Catalog, violations: Violations) => Promise<void>): void;
+  };
   /** A code's serving terminal, or null when the code is not in the register (from its in-memory snapshot). */
   postalCodes: { terminalOf(code: string): Promise<{ terminal: string | null } | null> };
   customers: {

@@ -72,7 +72,6 @@ describe('shipped tariffs', () => {
         const network = {
           terminals: new Set(terminals),
           products: catalog.Products,
-          services: catalog.Services,
         };
         expect(checkTariffFits(doc, network, new Violations()).toRecord()).toEqual({});
       });

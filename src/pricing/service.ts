@@ -66,6 +66,15 @@ export function createPricingService(deps: PricingDeps) {
   );
   const resolver = createResolver(deps, tariffs, rates, ttl);
   const { prepare, quote } = createQuote(resolver);
+  const admin = createTariffAdmin({
+    db,
+    catalog: deps.catalog,
+    terminals: deps.terminals,
+    tariffs,
+    rates,
+    today: resolver.today,
+  });
+  deps.catalog.checkReplacesWith?.((catalog, violations) => admin.checkCatalog(catalog, violations));
 
   return {
     /**
@@ -87,13 +96,6 @@ export function createPricingService(deps: PricingDeps) {
      */
     prepare,
 
-    ...createTariffAdmin({
-      db,
-      catalog: deps.catalog,
-      terminals: deps.terminals,
-      tariffs,
-      rates,
-      today: resolver.today,
-    }),
+    ...admin,
   };
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Value } from 'typebox/value';
-import type { CatalogRules } from '../catalog/service';
+import type { Catalog, CatalogRules } from '../catalog/service';
 import type { Db } from '../db/client';
 import { DomainError, notFound, Violations } from '../lib/errors';
 import type { MaybePromise } from '../lib/maybe-promise';
@@ -21,6 +21,7 @@ import {
   assertTariffRules,
   checkTariffFits,
   checkTariffRules,
+  priceGaps,
   type TariffDocument,
   TariffDocumentSchema,
 } from './tariff';
@@ -137,7 +138,6 @@ export function createTariffAdmin({ db, catalog, terminals, tariffs, rates, toda
         {
           terminals: new Set(routing.map((t) => t.Code)),
           products: rules.snapshot.products,
-          services: rules.snapshot.services,
         },
         v,
       );
@@ -149,6 +149,35 @@ export function createTariffAdmin({ db, catalog, terminals, tariffs, rates, toda
       const version = versions.find((v) => v.validFrom === doc.ValidFrom);
       if (!version) throw new Error('the tariff just stored was not read back');
       return summary(version, doc);
+    },
+
+    /**
+     * The reverse of `putTariff`'s fit: a catalogue an admin puts must be priced by every version
+     * still to be used (the one in force today and the later ones), so `GET /v1/products` never
+     * offers what cannot be quoted or booked. A tariff may price more than the catalogue offers, so
+     * the order of a change is: the tariff first, then the catalogue. Adds to `v`, keyed by the
+     * catalogue's paths.
+     */
+    async checkCatalog(next: Catalog, v: Violations): Promise<void> {
+      const date = today();
+      const stored = (await readTariffs(db)).sort((a, b) => a.validFrom.localeCompare(b.validFrom));
+      const current = stored.filter((r) => r.validFrom <= date).at(-1);
+      // A service the catalogue does not define is its own rule's violation, not a price's.
+      const defined = new Set(next.Services.map((s) => s.ServiceCode));
+      for (const { validFrom, content } of stored.filter((r) => r === current || r.validFrom > date)) {
+        for (const gap of priceGaps(content, next.Products)) {
+          if (gap.service !== undefined && !defined.has(gap.service)) continue;
+          const field =
+            gap.service === undefined
+              ? gap.field
+              : `Services[${next.Products[gap.index]?.Services.indexOf(gap.service)}]`;
+          v.check(
+            `Products[${gap.index}].${field}`,
+            false,
+            `${gap.message} in the tariff valid from ${validFrom}.`,
+          );
+        }
+      }
     },
 
     async listTariffs(): Promise<TariffSummary[]> {

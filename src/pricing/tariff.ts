@@ -328,20 +328,92 @@ export interface PricedNetwork {
     Services: readonly string[];
     VolumeFactorKgPerDm3: number;
   }[];
-  services: readonly { ServiceCode: string }[];
 }
 
 const productList = (codes: string[]) => `product${codes.length > 1 ? 's' : ''} ${codes.join(', ')}`;
 
 /**
- * Whether a tariff prices the live network and catalogue, as the engines will ask it to: a zone row
- * for every routing terminal (the full matrix is `checkTariffRules`'s; a row for a terminal the
- * routing data lacks yet is allowed, so a new terminal's prices can be put before it opens, while a
- * misspelt code still leaves the real one without its row),
- * a price table for every product priced at home (not `International`: those are priced from
- * `International` or answer `NO_PRODUCT_PRICE`), a price for every service such a product offers,
- * and with `International` a price for every service an international product offers (but `12`,
- * which is a fee). Service codes must be in the catalogue. Adds to `v`, keyed by document paths.
+ * Something a tariff lacks to price a product of a catalogue: the tariff's path that would fill it,
+ * the product and its field it concerns, and what is missing (a sentence without its full stop).
+ */
+export interface PriceGap {
+  path: string;
+  product: string;
+  /** The product's place in the list given to `priceGaps`. */
+  index: number;
+  field: 'ProductCode' | 'VolumeFactorKgPerDm3' | 'Services';
+  service?: string;
+  message: string;
+}
+
+/**
+ * What `doc` lacks to price `products` as the engines will ask it to: a price table for every product
+ * priced at home (not `International`: those are priced from `International` or answer
+ * `NO_PRODUCT_PRICE`) with the volume factor the catalogue shows customers (GET /v1/products), a
+ * price for every service such a product offers, and with `International` its volume factor and a
+ * price for every service an international product offers (but `12`, which is a fee).
+ */
+export function priceGaps(doc: TariffDocument, products: PricedNetwork['products']): PriceGap[] {
+  const gaps: PriceGap[] = [];
+  const intl = doc.International;
+  for (const [index, product] of products.entries()) {
+    const code = product.ProductCode;
+    const shownGrams = Math.round(product.VolumeFactorKgPerDm3 * 1000);
+    if (product.International) {
+      if (!intl) continue;
+      if (intl.VolumeFactorKgPerM3 !== shownGrams) {
+        gaps.push({
+          path: path('International', 'VolumeFactorKgPerM3'),
+          product: code,
+          index,
+          field: 'VolumeFactorKgPerDm3',
+          message: `Product ${code} of the catalogue charges ${product.VolumeFactorKgPerDm3} kg per dm³, not ${intl.VolumeFactorKgPerM3} kg per m³`,
+        });
+      }
+    } else {
+      const table = doc.Products[code];
+      if (!table) {
+        gaps.push({
+          path: path('Products', code),
+          product: code,
+          index,
+          field: 'ProductCode',
+          message: `Product ${code} of the catalogue has no price table`,
+        });
+      } else if (parseKgAsGrams(table.VolumeFactorKgPerDm3) !== shownGrams) {
+        gaps.push({
+          path: path('Products', code, 'VolumeFactorKgPerDm3'),
+          product: code,
+          index,
+          field: 'VolumeFactorKgPerDm3',
+          message: `The catalogue charges ${product.VolumeFactorKgPerDm3} kg per dm³ for product ${code}, not ${table.VolumeFactorKgPerDm3}`,
+        });
+      }
+    }
+    for (const service of product.Services) {
+      if (product.International && service === DANGEROUS_GOODS_SERVICE) continue;
+      if (Object.hasOwn(product.International ? (intl?.Services ?? {}) : doc.Services, service)) continue;
+      gaps.push({
+        path: product.International ? path('International', 'Services', service) : path('Services', service),
+        product: code,
+        index,
+        field: 'Services',
+        service,
+        message: `Service ${service} has no ${product.International ? 'international ' : ''}price`,
+      });
+    }
+  }
+  return gaps;
+}
+
+/**
+ * Whether a tariff prices the live network and catalogue: a zone row for every routing terminal (the
+ * full matrix is `checkTariffRules`'s; a row for a terminal the routing data lacks yet is allowed,
+ * so a new terminal's prices can be put before it opens, while a misspelt code still leaves the real
+ * one without its row) and none of `priceGaps`. A product or service the catalogue does not offer
+ * yet may be priced: a change of the catalogue puts its tariff first (`checkCatalog` in
+ * tariff-admin.ts). Adds to `v`, keyed by document paths; a missing service once, with the products
+ * that offer it.
  */
 export function checkTariffFits(doc: TariffDocument, network: PricedNetwork, v: Violations): Violations {
   for (const terminal of network.terminals) {
@@ -351,63 +423,14 @@ export function checkTariffFits(doc: TariffDocument, network: PricedNetwork, v: 
       `Terminal ${terminal} of the routing data has no row in the zone matrix.`,
     );
   }
-  const known = new Set(network.services.map((s) => s.ServiceCode));
-  for (const code of Object.keys(doc.Services)) {
-    v.check(path('Services', code), known.has(code), `Service ${code} is not in the catalogue.`);
+  const offeredBy = new Map<string, { message: string; products: string[] }>();
+  for (const gap of priceGaps(doc, network.products)) {
+    if (gap.service === undefined) v.check(gap.path, false, `${gap.message}.`);
+    else if (offeredBy.has(gap.path)) offeredBy.get(gap.path)?.products.push(gap.product);
+    else offeredBy.set(gap.path, { message: gap.message, products: [gap.product] });
   }
-  for (const product of network.products) {
-    // The catalogue shows customers the volume factor (GET /v1/products): the price must use it.
-    const shownGrams = Math.round(product.VolumeFactorKgPerDm3 * 1000);
-    if (product.International) {
-      if (doc.International) {
-        v.check(
-          path('International', 'VolumeFactorKgPerM3'),
-          doc.International.VolumeFactorKgPerM3 === shownGrams,
-          `Product ${product.ProductCode} of the catalogue charges ${product.VolumeFactorKgPerDm3} kg per dm³, not ${doc.International.VolumeFactorKgPerM3} kg per m³.`,
-        );
-      }
-      continue;
-    }
-    const table = doc.Products[product.ProductCode];
-    if (
-      v.check(
-        path('Products', product.ProductCode),
-        table !== undefined,
-        `Product ${product.ProductCode} of the catalogue has no price table.`,
-      ) &&
-      table
-    ) {
-      v.check(
-        path('Products', product.ProductCode, 'VolumeFactorKgPerDm3'),
-        parseKgAsGrams(table.VolumeFactorKgPerDm3) === shownGrams,
-        `The catalogue charges ${product.VolumeFactorKgPerDm3} kg per dm³ for product ${product.ProductCode}, not ${table.VolumeFactorKgPerDm3}.`,
-      );
-    }
-  }
-  const offered = (international: boolean) => {
-    const by = new Map<string, string[]>();
-    for (const p of network.products.filter((p) => p.International === international)) {
-      for (const code of p.Services) by.set(code, [...(by.get(code) ?? []), p.ProductCode]);
-    }
-    return by;
-  };
-  for (const [code, products] of offered(false)) {
-    v.check(
-      path('Services', code),
-      Object.hasOwn(doc.Services, code),
-      `Service ${code} has no price; the catalogue offers it with ${productList(products)}.`,
-    );
-  }
-  const intl = doc.International;
-  if (intl) {
-    for (const [code, products] of offered(true)) {
-      if (code === DANGEROUS_GOODS_SERVICE) continue;
-      v.check(
-        path('International', 'Services', code),
-        Object.hasOwn(intl.Services, code),
-        `Service ${code} has no international price; the catalogue offers it with ${productList(products)}.`,
-      );
-    }
+  for (const [at, { message, products }] of offeredBy) {
+    v.check(at, false, `${message}; the catalogue offers it with ${productList(products)}.`);
   }
   return v;
 }
