@@ -151,7 +151,7 @@ export interface paths {
         put?: never;
         /**
          * Credit shipments of an issued invoice
-         * @description Issues a credit note (a new invoice number, negative amounts) for the named shipments of an invoice, or for all of them. The invoice itself never changes.
+         * @description Issues a credit note (a new invoice number, negative amounts) for the named shipments of an invoice, or for all those not credited yet. The invoice itself never changes.
          */
         post: operations["createCreditNote"];
         delete?: never;

@@ -452,7 +452,9 @@ describe('an invoicing run', () => {
       payload: { InvoiceNr: original?.InvoiceNr },
     });
     expect(again.statusCode).toBe(400);
-    expect(Object.keys(json<{ errors: object }>(again).errors)).toContain('ShipmentIds');
+    expect(json<{ errors: object }>(again).errors).toEqual({
+      InvoiceNr: [`Every shipment of invoice ${original?.InvoiceNr} is already credited.`],
+    });
     // An empty list is a mistake, not "the whole invoice".
     const empty = await ctx.app.inject({
       method: 'POST',
@@ -477,6 +479,31 @@ describe('an invoicing run', () => {
       payload: { InvoiceNr: 99_999_999_999 },
     });
     expect(huge.statusCode).toBe(400);
+  });
+
+  test('after a partial credit, a credit note without ShipmentIds credits the rest of the invoice', async () => {
+    // Paid by 4000, so the two make an invoice of their own.
+    const [a, b] = [await book({ PayerCustomerId: 4000 }), await book({ PayerCustomerId: 4000 })];
+    await pickUp(a, ['2026-11-30T09:50:00']);
+    await pickUp(b, ['2026-11-30T09:55:00']);
+    const invoice = json<RunBody>(await run('2026-11-30')).Invoices.find((i) => i.CustomerNr === '4000');
+    if (!invoice) throw new Error('no invoice for 4000');
+    const credit = (payload: object) =>
+      ctx.app.inject({
+        method: 'POST',
+        url: '/admin/invoicing/credit-notes',
+        headers: bearer(ADMIN_KEY),
+        payload: { InvoiceNr: invoice.InvoiceNr, ...payload },
+      });
+    const one = await credit({ ShipmentIds: [a.ShipmentId] });
+    expect(one.statusCode, one.body).toBe(201);
+    const rest = await credit({ Reason: 'the rest' });
+    expect(rest.statusCode, rest.body).toBe(201);
+    const [first, second] = [json<{ Total: number }>(one).Total, json<{ Total: number }>(rest).Total];
+    expect(first).toBe(-(await frozenTotal(a.ShipmentId)) / 100);
+    expect(second).toBe(-(await frozenTotal(b.ShipmentId)) / 100);
+    expect(Math.round((first + second) * 100)).toBe(-Math.round(invoice.Total * 100));
+    expect((await credit({})).statusCode).toBe(400);
   });
 
   test('two runs at once never invoice a shipment twice and leave no gap in the numbers', async () => {

@@ -269,9 +269,17 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
         v.check('InvoiceNr', !original.isCredit, 'A credit note cannot itself be credited.');
         const lines = await store.linesOf(original.invoiceNr);
         const credited = await store.creditedShipments(original.invoiceNr);
+        // Without ShipmentIds: every shipment of the invoice not credited yet (the rest after a partial credit).
         const wanted = input.ShipmentIds
           ? new Set(input.ShipmentIds)
-          : new Set(lines.map((l) => l.shipmentId));
+          : new Set(lines.map((l) => l.shipmentId).filter((id) => !credited.has(id)));
+        if (!input.ShipmentIds) {
+          v.check(
+            'InvoiceNr',
+            wanted.size > 0,
+            `Every shipment of invoice ${original.invoiceNr} is already credited.`,
+          );
+        }
         (input.ShipmentIds ?? []).forEach((id, i) => {
           v.check(
             `ShipmentIds[${i}]`,

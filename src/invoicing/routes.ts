@@ -186,7 +186,7 @@ export const invoicingRoutes: FastifyPluginAsyncTypebox<{ invoicing: InvoicingSe
         tags: ['Administration'],
         summary: 'Credit shipments of an issued invoice',
         description:
-          'Issues a credit note (a new invoice number, negative amounts) for the named shipments of an invoice, or for all of them. The invoice itself never changes.',
+          'Issues a credit note (a new invoice number, negative amounts) for the named shipments of an invoice, or for all those not credited yet. The invoice itself never changes.',
         body: CreditNoteRequest,
         response: { 201: CreditNoteResponse, ...problemResponses(400), ...authErrors },
       },
