@@ -1,6 +1,6 @@
 import type { Product } from '../catalog/service';
 import type { Violations } from '../lib/errors';
-import { dm3ToCm3, kgToGrams, wholeKgToGrams } from '../lib/units';
+import { dm3ToCm3, kgToGrams, loadingMetres, wholeKgToGrams } from '../lib/units';
 import type { ShipmentUpdate } from './schemas';
 import type { ParcelValues } from './store/shipments';
 
@@ -109,4 +109,25 @@ export function checkMeasures(
       `A shipment of product ${product.ProductCode} may weigh at most ${product.MaxShipmentWeightKg} kg in all.`,
     );
   }
+}
+
+/** The floor of a pallet given without length and width: a 120×80 cm EUR pallet. */
+const PALLET_FLOOR_CM2 = 120 * 80;
+
+/**
+ * A pallet shipment's (unit code `PL`) pallet spaces and loading metres: a space a pallet, and the
+ * floor they take of a 240 cm wide trailer (a 120×80 cm pallet takes 0.4 m). Other unit codes take
+ * neither. The record shows them and the booked price charges them, as the calculator charges
+ * `NumberOfPalletSpaces` and `NumberOfLoadMeters` (CONTRACT §5, §6).
+ */
+export function palletLoad(
+  unitCode: string,
+  parcels: readonly Pick<ParcelValues, 'lengthCm' | 'widthCm'>[],
+): { palletSpaces: number; loadingMeters: number } {
+  if (unitCode !== 'PL') return { palletSpaces: 0, loadingMeters: 0 };
+  const floorCm2 = parcels.reduce(
+    (sum, p) => sum + (p.lengthCm && p.widthCm ? p.lengthCm * p.widthCm : PALLET_FLOOR_CM2),
+    0,
+  );
+  return { palletSpaces: parcels.length, loadingMeters: loadingMetres(floorCm2) };
 }

@@ -89,6 +89,51 @@ describe('booking prices through the same quote', () => {
     expect(frozen).toMatchObject({ TariffVersion: '2026-01-01', ChargeableWeightKg: 42 });
   });
 
+  test('a pallet shipment is charged by the pallet spaces and loading metres its record shows', async () => {
+    const pallet = { weightG: 200_000, lengthCm: 120, heightCm: 100, widthCm: 80, volumeCm3: null };
+    const frozen = await pricer().priceShipment({
+      customerNr: '2000',
+      payerCustomerNr: '2000',
+      productCode: '43',
+      fromZip: '0150',
+      toZip: '5003',
+      fromCountry: 'NO',
+      toCountry: 'NO',
+      deliveryType: 0,
+      services: [],
+      unitCode: 'PL',
+      pickupDate: '2026-11-24',
+      // The third without measures counts as a 120×80 pallet: 3 spaces, 1.2 loading metres.
+      parcels: [pallet, pallet, { ...pallet, lengthCm: null, heightCm: null, widthCm: null }],
+    });
+    const quoted = json<V3Result>(
+      await v3({
+        Weight: 600,
+        DeliveryType: 0,
+        PickupDate: '2026-11-24',
+        UnitCode: 'PL',
+        NumberOfUnits: 3,
+        NumberOfPalletSpaces: 3,
+        NumberOfLoadMeters: 1.2,
+        ...Object.fromEntries(
+          [0, 1, 2].flatMap((i) => [
+            [`Parcels[${i}].Weight`, 200],
+            ...(i < 2
+              ? [
+                  [`Parcels[${i}].Length`, 120],
+                  [`Parcels[${i}].Width`, 80],
+                  [`Parcels[${i}].Height`, 100],
+                ]
+              : []),
+          ]),
+        ),
+      }),
+    );
+    // 3 × 750 kg a pallet space, above 1.2 × 1850 kg a loading metre and the real 600 kg.
+    expect(frozen).toMatchObject({ ChargeableWeightKg: 2250 });
+    expect(frozen.TotalOre).toBe(Math.round(quoted.Total * 100));
+  });
+
   test('a booking the tariff cannot price names the booking’s fields', async () => {
     await expect(
       pricer().priceShipment({

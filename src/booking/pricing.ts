@@ -3,6 +3,7 @@ import { gramsToKg } from '../lib/units';
 import type { CostLine, ParcelMeasures, Terms } from '../pricing/engine';
 import type { PricingService, QuoteRequest, QuoteResult } from '../pricing/service';
 import type { FrozenPrice } from './model';
+import { palletLoad } from './parcels';
 import type { ParcelValues } from './store/shipments';
 
 /**
@@ -116,6 +117,7 @@ function shipmentRequest(
   );
   const totalGrams = list.reduce((sum, p) => sum + (p.weightG ?? 0), 0);
   if (input.fromCountry === 'NO' && input.toCountry === 'NO') {
+    const load = palletLoad(input.unitCode, list);
     return {
       kind: 'domestic',
       customerNr: input.customerNr,
@@ -130,6 +132,8 @@ function shipmentRequest(
       numberOfUnits: Math.max(1, parcels.length),
       // The shipment's total weight, as a calculator request gives it beside its parcels.
       ...(totalGrams > 0 ? { weightGrams: totalGrams } : {}),
+      // A pallet shipment is charged at least by the spaces and floor its record shows.
+      ...(load.palletSpaces > 0 ? { palletSpaces: load.palletSpaces, loadMeters: load.loadingMeters } : {}),
       parcels,
     };
   }

@@ -1,7 +1,8 @@
 import type { CatalogRules } from '../catalog/service';
 import type { LabelShipment } from '../labels/model';
-import { cm3ToDm3OrNull, gramsToKgOrNull, loadingMetres } from '../lib/units';
+import { cm3ToDm3OrNull, gramsToKgOrNull } from '../lib/units';
 import { ADDRESS_TYPES, type AddressBlock } from './model';
+import { palletLoad } from './parcels';
 import type { ShipmentRecordT } from './schemas';
 import type { ParcelValues, ShipmentRow } from './store/shipments';
 
@@ -33,11 +34,7 @@ export function recordsOf(row: ShipmentRow, parcels: ParcelValues[]): ShipmentRe
   const references = row.senderReference
     ? [{ ReferenceTypeId: 1, ReferenceLevel: 1, ReferenceText: row.senderReference }]
     : [];
-  const pallets = row.unitCode === 'PL';
-  // A 120×80 cm pallet takes 0.4 loading metres of a 240 cm wide trailer.
-  const loadingCm2 = pallets
-    ? parcels.reduce((sum, p) => sum + (p.lengthCm && p.widthCm ? p.lengthCm * p.widthCm : 9600), 0)
-    : 0;
+  const load = palletLoad(row.unitCode, parcels);
   const shared = {
     ParcelStatus: row.status,
     CustomerId: row.customerNr,
@@ -64,8 +61,8 @@ export function recordsOf(row: ShipmentRow, parcels: ParcelValues[]): ShipmentRe
     RecipientShallPay: row.recipientShallPay,
     RecipientCustomerId: row.recipientCustomerId === null ? null : Number(row.recipientCustomerId),
     References: references,
-    LoadingMeters: loadingMetres(loadingCm2),
-    PalletSpaces: pallets ? parcels.length : 0,
+    LoadingMeters: load.loadingMeters,
+    PalletSpaces: load.palletSpaces,
   };
   return parcels.map((p) => ({
     ...shared,
