@@ -35,13 +35,13 @@ async function parse(res) {
 }
 
 /** Calls the API; JSON in and out. `raw` answers the Response (PDF, ZPL). */
-export async function api(path, { method = 'GET', body, query, raw = false, token } = {}) {
+export async function api(path, { method = 'GET', body, query, raw = false, token, headers: extra } = {}) {
   const url = new URL(path, location.origin);
   for (const [k, v] of Object.entries(query ?? {})) {
     if (v === undefined || v === null || v === '') continue;
     for (const one of Array.isArray(v) ? v : [v]) url.searchParams.append(k, String(one));
   }
-  const headers = { authorization: `Bearer ${token ?? session()?.token ?? ''}` };
+  const headers = { ...extra, authorization: `Bearer ${token ?? session()?.token ?? ''}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(url, {
     method,

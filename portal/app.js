@@ -148,4 +148,9 @@ export async function render() {
 }
 
 window.addEventListener('hashchange', render);
+// The skip link moves the focus to the page, not the hash: `#main` is no page of the router's.
+document.querySelector('a.skip')?.addEventListener('click', (e) => {
+  e.preventDefault();
+  document.getElementById('main')?.focus();
+});
 render();

@@ -18,6 +18,23 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+/** A failed call, said: the problem's text, then each field's complaint (a 400's `errors`). */
+export function failure(err) {
+  const errors = Object.entries(err?.errors ?? {});
+  return h(
+    'div',
+    { class: 'error', role: 'alert' },
+    h('p', {}, err?.message ?? String(err)),
+    errors.length
+      ? h(
+          'ul',
+          {},
+          errors.map(([name, messages]) => h('li', {}, `${name}: ${messages.join(' ')}`)),
+        )
+      : null,
+  );
+}
+
 let ids = 0;
 
 /** A labelled form field with its error line; `control` is an input, select or textarea. */

@@ -46,6 +46,36 @@ export function moment(v) {
   return dateTime.format(d);
 }
 
+const osloParts = new Intl.DateTimeFormat('en-GB', {
+  timeZone: 'Europe/Oslo',
+  hourCycle: 'h23',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+});
+
+/** How far Oslo's clock is ahead of UTC at the instant `ms`. */
+function osloOffsetMs(ms) {
+  const p = Object.fromEntries(osloParts.formatToParts(new Date(ms)).map((x) => [x.type, Number(x.value)]));
+  return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - Math.floor(ms / 1000) * 1000;
+}
+
+/**
+ * The instant of a spec datetime, in milliseconds: without a zone it is Oslo wall-clock time, whatever
+ * zone the browser is in (a webhook signature signs the instant).
+ */
+export function instantMs(v) {
+  const d = toDate(v);
+  if (!d) return Number.NaN;
+  if (!d.wall) return d.getTime();
+  const wall = d.wall.getTime();
+  // The offset at the instant itself, found again from the first guess (a clock change between).
+  return wall - osloOffsetMs(wall - osloOffsetMs(wall));
+}
+
 /** Today in Oslo as YYYY-MM-DD. */
 export function today(offsetDays = 0) {
   const d = new Date(Date.now() + offsetDays * 86_400_000);

@@ -130,7 +130,7 @@ export async function bookPage(main, { session }) {
           {},
           price.Freight.Details.map((d) => h('li', {}, `${d.Description}: ${kr(d.Cost)}`)),
           price.Services.map((s) =>
-            h('li', {}, `${s.Description ?? s.ServiceCode}: ${kr(s.Cost ?? s.Total)}`),
+            h('li', {}, `${s.ServiceDescription ?? s.CostTypeCode}: ${kr(s.ServiceCost)}`),
           ),
         ),
         h('p', {}, `Hentes ${day(plan.PickupDate)}, tidligst levert ${day(plan.EarliestDeliveryDate)}.`),
@@ -206,6 +206,7 @@ export async function bookPage(main, { session }) {
   });
   for (const k of ['Weight', 'Length', 'Width', 'Height']) c[k].addEventListener('input', refresh);
 
+  const sent = { body: null, key: null };
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     for (const control of Object.values(c)) setError(control, null);
@@ -238,12 +239,27 @@ export async function bookPage(main, { session }) {
       ],
     };
     book.disabled = true;
+    // One key for the form as filled: pressing Book again after a lost answer replays the booking
+    // instead of booking twice; a changed form is another booking.
+    const text = JSON.stringify(body);
+    if (text !== sent.body) Object.assign(sent, { body: text, key: crypto.randomUUID() });
     try {
-      const result = await api('/Shipment/Update', { method: 'POST', body });
+      const result = await api('/Shipment/Update', {
+        method: 'POST',
+        body,
+        headers: { 'idempotency-key': sent.key },
+      });
       location.hash = `#/shipment/${result.ShipmentId}`;
     } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-      showErrors(err);
+      if (err instanceof ApiError) showErrors(err);
+      else
+        summary.replaceChildren(
+          h(
+            'p',
+            {},
+            `Fikk ikke svar fra Kolli (${err.message}). Trykk Book igjen: sendingen blir ikke booket to ganger.`,
+          ),
+        );
     } finally {
       book.disabled = false;
     }
@@ -275,13 +291,15 @@ export async function bookPage(main, { session }) {
           ? 'Sendingen ble ikke booket. Rett feltene som er merket.'
           : err.message,
       ),
-      rest.length
-        ? h(
-            'ul',
-            {},
-            rest.map((r) => h('li', {}, r)),
-          )
-        : null,
+      ...(rest.length
+        ? [
+            h(
+              'ul',
+              {},
+              rest.map((r) => h('li', {}, r)),
+            ),
+          ]
+        : []),
     );
     first?.focus();
   }

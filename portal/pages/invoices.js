@@ -1,7 +1,7 @@
 // Invoices: those of a period (from the invoice report), one invoice's lines, VAT when the report
 // gives it, and the PDF.
 import { api } from '../api.js';
-import { field, h, saveBlob, table } from '../dom.js';
+import { failure, field, h, saveBlob, table } from '../dom.js';
 import { day, kr, num, today } from '../format.js';
 
 const VAT = /vat|mva/i;
@@ -12,6 +12,15 @@ async function invoicePage(main, session, nr) {
   const lines = await api('/v1/Invoice/GetInvoiceDetails', {
     query: { Customernr: session.customerNr, Invoicenr: nr },
   });
+  // The details of an invoice the customer has none of are an empty list: no such invoice.
+  if (lines.length === 0) {
+    main.replaceChildren(
+      h('h1', {}, `Faktura ${nr}`),
+      h('p', { class: 'error', role: 'alert' }, `Kunde ${session.customerNr} har ingen faktura ${nr}.`),
+      h('a', { href: '#/invoices' }, 'Alle fakturaer'),
+    );
+    return;
+  }
   const net = lines.reduce((s, l) => s + Number(l.AmountKr ?? 0), 0);
   const vatKeys = [...new Set(lines.flatMap((l) => Object.keys(l).filter((k) => VAT.test(k))))];
   const vat = vatKeys.length
@@ -29,8 +38,13 @@ async function invoicePage(main, session, nr) {
         'button',
         {
           type: 'button',
-          onclick: async () =>
-            saveBlob(await (await api(`/v1/Invoice/${nr}/pdf`, { raw: true })).blob(), `faktura-${nr}.pdf`),
+          onclick: async (e) => {
+            const res = await api(`/v1/Invoice/${nr}/pdf`, { raw: true }).catch((err) => {
+              e.target.after(failure(err));
+              return null;
+            });
+            if (res) saveBlob(await res.blob(), `faktura-${nr}.pdf`);
+          },
         },
         'Last ned PDF',
       ),
@@ -140,7 +154,7 @@ export async function invoicesPage(main, { session, params }) {
   }
   form.addEventListener('submit', (e) => {
     e.preventDefault();
-    load().catch((err) => result.replaceChildren(h('p', { class: 'error', role: 'alert' }, err.message)));
+    load().catch((err) => result.replaceChildren(failure(err)));
   });
   main.replaceChildren(h('h1', {}, 'Fakturaer'), form, result);
   await load();

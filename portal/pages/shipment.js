@@ -1,7 +1,7 @@
 // One shipment: parcels, addresses, the status timeline from its scan events, its price, labels
 // (preview and download, PDF and ZPL) and, in the sandbox, buttons that move it on.
 import { ApiError, api } from '../api.js';
-import { h, saveBlob, table, toast } from '../dom.js';
+import { failure, h, saveBlob, table, toast } from '../dom.js';
 import { day, kr, moment, num, today } from '../format.js';
 
 const EVENT_NAMES = {
@@ -87,14 +87,14 @@ export async function shipmentPage(main, { session, params }) {
   }
 
   async function drawPrice() {
-    // The invoiced amount, with its invoice, once invoiced.
+    // The invoiced amount, with its invoice, once invoiced. A draft or a shipment not picked up yet
+    // (no pickup date, or a later one) is asked for today only, which still says whether the key
+    // may read invoices: never a period that ends before it starts.
+    const to = today(1);
+    const picked = first.PickupDate?.slice(0, 10);
+    const from = picked && picked <= to ? picked : to;
     const report = await api('/v2/Invoice/GetInvoiceReport', {
-      query: {
-        Customernr: session.customerNr,
-        Payer: 'S',
-        FromPickupDate: first.PickupDate.slice(0, 10),
-        ToPickupDate: today(1),
-      },
+      query: { Customernr: session.customerNr, Payer: 'S', FromPickupDate: from, ToPickupDate: to },
     }).catch((err) => {
       // Without the invoice scope nothing can be said of the invoice: not "not invoiced yet".
       if (err instanceof ApiError && err.status === 403) invoicesHidden = true;
@@ -134,7 +134,12 @@ export async function shipmentPage(main, { session, params }) {
   }
 
   async function label(format, download) {
-    const res = await api(`/v1/labels/${id}`, { query: { format }, raw: true });
+    const res = await api(`/v1/labels/${id}`, { query: { format }, raw: true }).catch((err) => {
+      // A refused label (a key without the labels scope, a draft) is said where the label would be.
+      preview.replaceChildren(failure(err));
+      return null;
+    });
+    if (!res) return;
     const blob = await res.blob();
     if (download) return saveBlob(blob, `kolli-${id}.${format}`);
     if (format === 'zpl') {

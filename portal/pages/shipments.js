@@ -1,6 +1,6 @@
 // Find shipments: by id, or by pickup postal code and pickup dates, narrowed by status and reference.
 import { api } from '../api.js';
-import { field, h, table } from '../dom.js';
+import { failure, field, h, table } from '../dom.js';
 import { day, num, today } from '../format.js';
 
 export async function shipmentsPage(main, { session }) {
@@ -104,7 +104,7 @@ export async function shipmentsPage(main, { session }) {
         ),
       );
     } catch (err) {
-      result.replaceChildren(h('p', { class: 'error', role: 'alert' }, err.message));
+      result.replaceChildren(failure(err));
     }
   });
 

@@ -2,14 +2,14 @@
 // (request, response, status, signature, retries).
 import { ApiError, api } from '../api.js';
 import { field, h, setError, table, toast } from '../dom.js';
-import { moment } from '../format.js';
+import { instantMs, moment } from '../format.js';
 
 const TYPES = { 1: 'Kollinummer', 2: 'Sendingsnummer', 3: 'Kundenummer' };
 
 /** The Standard Webhooks signature an attempt carried, recomputed in the browser from the secret. */
 async function signature(secret, id, startedAt, payload) {
   if (!globalThis.crypto?.subtle) return null;
-  const seconds = Math.floor(new Date(startedAt).getTime() / 1000);
+  const seconds = Math.floor(instantMs(startedAt) / 1000);
   if (!Number.isFinite(seconds)) return null;
   const keyBytes = secret.startsWith('whsec_')
     ? Uint8Array.from(atob(secret.slice(6)), (c) => c.charCodeAt(0))

@@ -51,7 +51,8 @@ export async function openPortal(env: Record<string, string> = {}): Promise<Port
     viewport: { width: 1100, height: 800 },
     acceptDownloads: true,
     locale: 'nb-NO',
-    timezoneId: 'Europe/Oslo',
+    // Not Oslo: the portal shows Oslo's times, and signs Oslo's instants, whatever the browser's zone.
+    timezoneId: 'America/New_York',
     // axe-core is injected as an inline script, which the portal's CSP rightly refuses.
     bypassCSP: true,
   });
