@@ -119,7 +119,7 @@ describe.skipIf(!hasChromium)('portal: the shipper’s path', () => {
 
   test('a lost answer booked once, service lines named, the skip link, a draft’s page', async () => {
     const { page, base } = p;
-    await page.evaluate(() => sessionStorage.clear());
+    await page.evaluate('sessionStorage.clear()');
     await signIn(page, base, key);
     // The skip link moves the focus to the page and leaves the page as it is (a half-filled form too).
     await page.getByLabel('Firma').first().fill('Kun Én Gang AS');
@@ -127,7 +127,7 @@ describe.skipIf(!hasChromium)('portal: the shipper’s path', () => {
     await page.locator('a.skip').focus();
     await page.keyboard.press('Enter');
     expect(new URL(page.url()).hash).toBe(hash);
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+    expect(await page.evaluate('document.activeElement?.id')).toBe('main');
     expect(await page.getByLabel('Firma').first().inputValue()).toBe('Kun Én Gang AS');
 
     await page.getByLabel('Adresse').first().fill('Karl Johans gate 1');
