@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import closeWithGrace from 'close-with-grace';
-import type { SandboxCredentials } from './admin/sandbox';
+import { announceSandbox } from './admin/sandbox';
 import { buildApp, createServices, type Services } from './app';
 import { type Config, loadConfig, startProblem } from './config';
 import type { Database } from './db/client';
@@ -9,21 +9,6 @@ import { processName } from './jobs/ticks';
 import { openConfiguredDatabase, prepareDatabase } from './prepare';
 import { scheduleRequestLogPruning } from './request-log/job';
 import { startWebhookWorker, workerSettings } from './webhooks/worker';
-
-function announceSandbox(credentials: SandboxCredentials, config: Config): void {
-  // Printed once, on the run that created them; they are also in the data directory.
-  process.stdout.write(
-    [
-      '',
-      'Sandbox credentials (shown once; also in sandbox-credentials.json in the data directory):',
-      `  customer number : ${credentials.CustomerNr}`,
-      `  API key id      : ${credentials.KeyId}`,
-      `  API key         : ${credentials.Key}`,
-      `  try             : curl -H "Authorization: Bearer ${credentials.Key}" http://localhost:${config.port}/v1/postalcodes/0150`,
-      '',
-    ].join('\n'),
-  );
-}
 
 /** Stops a production start that nobody could administer, before any other work (`startProblem`). */
 async function refuseWithoutAdministrator(config: Config, database: Database, services: Services) {
@@ -44,7 +29,7 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
   if (prepare) {
     await refuseWithoutAdministrator(config, database, services);
     const { sandbox } = await prepareDatabase(database, config, services);
-    if (sandbox) announceSandbox(sandbox, config);
+    if (sandbox) announceSandbox(sandbox, config.port);
   }
   let draining = false;
   const app = await buildApp({ config, database, services, draining: () => draining });
@@ -93,7 +78,7 @@ async function main(): Promise<void> {
     await refuseWithoutAdministrator(config, database, createServices(database, config));
     const { sandbox } = await prepareDatabase(database, config);
     await database.close();
-    if (sandbox) announceSandbox(sandbox, config);
+    if (sandbox) announceSandbox(sandbox, config.port);
     let stopping = false;
     for (let i = 0; i < config.workers; i++) cluster.fork();
     cluster.on('exit', (worker, code) => {

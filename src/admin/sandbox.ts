@@ -68,3 +68,18 @@ export async function ensureSandbox(
     return credentials;
   }
 }
+
+/** Prints the sandbox credentials, on the run that created them (server start or `npm run migrate`). */
+export function announceSandbox(credentials: SandboxCredentials, port: number): void {
+  process.stdout.write(
+    [
+      '',
+      'Sandbox credentials (shown once; also in sandbox-credentials.json in the data directory):',
+      `  customer number : ${credentials.CustomerNr}`,
+      `  API key id      : ${credentials.KeyId}`,
+      `  API key         : ${credentials.Key}`,
+      `  try             : curl -H "Authorization: Bearer ${credentials.Key}" http://localhost:${port}/v1/postalcodes/0150`,
+      '',
+    ].join('\n'),
+  );
+}

@@ -80,3 +80,17 @@ test('npm start: sandbox credentials on first start, authenticated calls, data k
     }
   }
 }, 150_000);
+
+test('npm run migrate on a fresh data directory prints the sandbox credentials it created', async () => {
+  const fresh = mkdtempSync(join(tmpdir(), 'kolli-e2e-migrate-'));
+  try {
+    const migrate = runNpm('migrate', { KOLLI_DATA_DIR: fresh, DATABASE_URL: '', NODE_ENV: 'development' });
+    expect(await migrate.exited, migrate.output()).toBe(0);
+    const credentials = JSON.parse(readFileSync(join(fresh, 'sandbox-credentials.json'), 'utf8')) as {
+      Key: string;
+    };
+    expect(migrate.output()).toContain(credentials.Key);
+  } finally {
+    rmSync(fresh, { recursive: true, force: true });
+  }
+}, 150_000);
