@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { expect, test } from 'vitest';
 import { createTestDatabase, urlOfDatabase } from '../../test/helpers';
+import { projectPath } from '../lib/project-root';
 import { migratePostgres } from './migrate';
 
 test.skipIf(process.env.KOLLI_TEST_DB !== 'postgres')(
@@ -23,3 +26,40 @@ test.skipIf(process.env.KOLLI_TEST_DB !== 'postgres')(
     }
   },
 );
+
+test('0020 makes the loads of versions an admin put or deleted before the marker existed the operator’s', async () => {
+  const database = await createTestDatabase();
+  const run = (text: string) => database.db.execute(sql.raw(text));
+  const loads = async () =>
+    Object.fromEntries(
+      ((await run('select name, sha256 from reference_data_loads')) as unknown as { rows: Row[] }).rows.map(
+        (r) => [r.name, r.sha256],
+      ),
+    );
+  type Row = { name: string; sha256: string };
+  try {
+    // As an older release left them: the shipped version put by an admin (its load still the file's
+    // hash), a version deleted by an admin (a load, no row), the shipped rate table as loaded.
+    await run(`update pricing_tariffs set source = 'admin' where valid_from = '2026-01-01'`);
+    await run(`update reference_data_loads set sha256 = 'file-hash' where name = 'tariffs/2026-01-01.json'`);
+    await run(
+      `insert into reference_data_loads (name, sha256) values ('tariffs/2025-06-01.json', 'old-file')`,
+    );
+    const rates = (await loads())['exchange-rates/2026-01-02.json'];
+    expect(rates).toMatch(/^[0-9a-f]{64}$/);
+
+    const migration = readFileSync(
+      projectPath('src', 'db', 'migrations', '0020_operator_load_markers.sql'),
+      'utf8',
+    );
+    for (const statement of migration.split('--> statement-breakpoint')) await run(statement);
+
+    expect(await loads()).toMatchObject({
+      'tariffs/2026-01-01.json': 'admin:file-hash',
+      'tariffs/2025-06-01.json': 'admin:old-file',
+      'exchange-rates/2026-01-02.json': rates,
+    });
+  } finally {
+    await database.dispose();
+  }
+});
