@@ -170,8 +170,11 @@ export function createBookingService(deps: BookingDeps) {
       return { shipmentId: row.id, pickedUpAt: row.pickedUpAt, parcelIds: parcels.map((p) => p.parcelId) };
     },
 
-    /** Published shipments of a customer by pickup zip and pickup-date interval, with parcel sums and split. */
-    listed: (q: { customerNr: string; pickupZip: string; from: string; to: string }) =>
+    /**
+     * Published shipments of a customer by pickup zip and pickup-date interval, with parcel sums and
+     * split, a page of `limit` after `after` at a time.
+     */
+    listed: (q: Parameters<ReturnType<typeof createBookingReadStore>['listed']>[0]) =>
       createBookingReadStore(db).listed(q),
 
     /** Picked-up shipments up to `toDate` that no invoice carried yet, in the run's transaction. */

@@ -1,6 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
+import type { Account } from '../auth/access';
+import { createListingService } from './service';
 
 let ctx: TestContext;
 
@@ -45,4 +47,48 @@ test('the listing query is served by the listing index at 100 000 shipments', as
   expect(rows.length).toBeGreaterThan(0);
   expect(rows.every((r) => r.NumberOfParcels === 1)).toBe(true);
   expect(rows.map((r) => r.PickupDate)).toEqual([...rows.map((r) => r.PickupDate)].sort());
+}, 60_000);
+
+test('the listing is read and written a page at a time, each page after the last of the one before', async () => {
+  const account: Account = {
+    keyId: 'k',
+    name: 'test',
+    customerNrs: new Set(['1007']),
+    scopes: new Set(['shipments']),
+  };
+  const q = {
+    postalcode: '0107',
+    customerid: 1007,
+    pickupFromDate: '2026-01-01',
+    pickupToDate: '2026-03-31',
+  };
+  const collect = async (pageSize: number) => {
+    const pages: string[][] = [];
+    const listing = createListingService({ booking: ctx.services.booking, pageSize });
+    for await (const page of listing.list(account, q)) pages.push(page.map((r) => r.ShipmentId));
+    return pages;
+  };
+  const whole = (await collect(100_000)).flat();
+  // Several shipments share a pickup date here, so a page boundary falls between equal dates.
+  expect(whole.length).toBeGreaterThan(100);
+  const paged = await collect(7);
+  expect(paged.flat()).toEqual(whole);
+  expect(paged.length).toBe(Math.floor(whole.length / 7) + 1);
+  expect(paged.slice(0, -1).every((p) => p.length === 7)).toBe(true);
+
+  // The answer is streamed (no length known up front), and is the same JSON array.
+  const key = await ctx.keyFor({ customerNrs: ['1007'], scopes: ['shipments'] });
+  const res = await ctx.app.inject({
+    url: '/v1/shipment/list?postalcode=0107&customerid=1007&pickupFromDate=2026-01-01&pickupToDate=2026-03-31',
+    headers: bearer(key),
+  });
+  expect(res.statusCode).toBe(200);
+  expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+  expect(res.headers['transfer-encoding']).toBe('chunked');
+  expect(json<{ ShipmentId: string }[]>(res).map((r) => r.ShipmentId)).toEqual(whole);
+  const none = await ctx.app.inject({
+    url: '/v1/shipment/list?postalcode=0107&customerid=1007&pickupFromDate=2025-01-01&pickupToDate=2025-01-31',
+    headers: bearer(key),
+  });
+  expect(none.body).toBe('[]');
 }, 60_000);

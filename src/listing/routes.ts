@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { OSLO_DATETIME } from '../http/binding';
 import { rulesOf } from '../http/domain-rules';
+import { jsonArrayStream } from '../http/json-stream';
 import { authErrors, Nullable, problemResponses } from '../http/schemas';
 import { checkListingQuery, type ListingQuery, type ListingService } from './service';
 
@@ -59,6 +60,9 @@ export const listingRoutes: FastifyPluginAsyncTypebox<{ listing: ListingService 
         response: { 200: Type.Array(ShipmentListRecord), ...problemResponses(400), ...authErrors },
       },
     },
-    async (request) => listing.list(request.account, request.query),
+    async (request, reply) =>
+      reply
+        .type('application/json; charset=utf-8')
+        .send(await jsonArrayStream(listing.list(request.account, request.query))),
   );
 };

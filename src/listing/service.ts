@@ -78,46 +78,66 @@ export type ListingService = ReturnType<typeof createListingService>;
 
 export interface ListingDeps {
   booking: Pick<BookingService, 'listed'>;
+  /** Shipments read, and written to the answer, at a time. */
+  pageSize?: number;
+}
+
+/** Big enough that a page's statement costs little beside its rows, small enough to write at once. */
+export const LISTING_PAGE_SIZE = 1000;
+
+type Listed = Awaited<ReturnType<BookingService['listed']>>[number];
+
+function record(r: Listed): ShipmentListRecord {
+  const at = (time: string | null) => (r.pickupDate && time ? `${r.pickupDate}T${time}:00` : null);
+  return {
+    ShipmentId: r.id,
+    RecipientName: displayName(r.addresses.Recipient),
+    RecipientAddress1: r.addresses.Recipient.Address ?? null,
+    RecipientAddress2: r.addresses.Recipient.Address2 ?? null,
+    RecipientZip: r.addresses.Recipient.Zip ?? null,
+    RecipientPlace: r.addresses.Recipient.Place ?? null,
+    PickupName: displayName(r.addresses.Pickup),
+    PickupAddress: r.addresses.Pickup.Address ?? null,
+    PickupZip: r.addresses.Pickup.Zip ?? null,
+    PickupPlace: r.addresses.Pickup.Place ?? null,
+    UnitType: r.unitCode,
+    PickupDate: r.pickupDate ? `${r.pickupDate}T00:00:00` : null,
+    PickupTimeFrom: at(r.pickupWindowFrom),
+    PickupTimeTo: at(r.pickupWindowTo),
+    PickedupDate: r.pickedUpAt ? formatOslo(r.pickedUpAt) : null,
+    NumberOfUnits: r.parcels.count,
+    NumberOfParcels: r.parcels.count,
+    CustomerId: Number(r.customerNr),
+    Weight: gramsToKg(r.parcels.weightG),
+    IsSplitted: r.parcels.split,
+  };
 }
 
 /** The shipment listing: booking's read model of published shipments, in the spec's record. */
-export function createListingService({ booking }: ListingDeps) {
+export function createListingService({ booking, pageSize = LISTING_PAGE_SIZE }: ListingDeps) {
   return {
     /**
      * `GET /v1/shipment/list`: published, not cancelled shipments of the customer picked up at the
-     * postal code with a pickup date in the interval (inclusive), by pickup date then id: one indexed
-     * statement of booking's, whose cost follows the size of the answer, not of the tables.
+     * postal code with a pickup date in the interval (inclusive), by pickup date then id, a page at a
+     * time: each page one indexed statement of booking's, after the last of the page before, so an
+     * answer of 100 000 shipments is read and written in pieces. The query and the customer are
+     * checked here, before the first page is asked for.
      */
-    async list(account: Account, q: ListingQuery): Promise<ShipmentListRecord[]> {
+    list(account: Account, q: ListingQuery): AsyncIterable<ShipmentListRecord[]> {
       assertCanActFor(account, q.customerid);
       const { from, to, zip } = checkListingQuery(q);
       if (!from || !to || !zip) throw new Error('checked query'); // unreachable: checked whole
-      const rows = await booking.listed({ customerNr: String(q.customerid), pickupZip: zip, from, to });
-      return rows.map((r) => {
-        const at = (time: string | null) => (r.pickupDate && time ? `${r.pickupDate}T${time}:00` : null);
-        return {
-          ShipmentId: r.id,
-          RecipientName: displayName(r.addresses.Recipient),
-          RecipientAddress1: r.addresses.Recipient.Address ?? null,
-          RecipientAddress2: r.addresses.Recipient.Address2 ?? null,
-          RecipientZip: r.addresses.Recipient.Zip ?? null,
-          RecipientPlace: r.addresses.Recipient.Place ?? null,
-          PickupName: displayName(r.addresses.Pickup),
-          PickupAddress: r.addresses.Pickup.Address ?? null,
-          PickupZip: r.addresses.Pickup.Zip ?? null,
-          PickupPlace: r.addresses.Pickup.Place ?? null,
-          UnitType: r.unitCode,
-          PickupDate: r.pickupDate ? `${r.pickupDate}T00:00:00` : null,
-          PickupTimeFrom: at(r.pickupWindowFrom),
-          PickupTimeTo: at(r.pickupWindowTo),
-          PickedupDate: r.pickedUpAt ? formatOslo(r.pickedUpAt) : null,
-          NumberOfUnits: r.parcels.count,
-          NumberOfParcels: r.parcels.count,
-          CustomerId: Number(r.customerNr),
-          Weight: gramsToKg(r.parcels.weightG),
-          IsSplitted: r.parcels.split,
-        };
-      });
+      const query = { customerNr: String(q.customerid), pickupZip: zip, from, to };
+      return (async function* pages() {
+        let after: { pickupDate: string; id: string } | undefined;
+        for (;;) {
+          const rows = await booking.listed({ ...query, after, limit: pageSize });
+          yield rows.map(record);
+          const last = rows.at(-1);
+          if (rows.length < pageSize || !last?.pickupDate) return;
+          after = { pickupDate: last.pickupDate, id: last.id };
+        }
+      })();
     },
   };
 }

@@ -51,10 +51,18 @@ export function createBookingReadStore(db: DbOrTx) {
   return {
     /**
      * Published, not cancelled shipments of a customer picked up at a postal code with a pickup date
-     * in [from, to], by pickup date then id. Served by the partial index `shipments_listing_idx`; the
-     * parcel sums are a per-shipment subquery, so the cost follows the size of the answer.
+     * in [from, to], by pickup date then id: at most `limit`, those after `after` (the last of the
+     * page before). Served by the partial index `shipments_listing_idx`; the parcel sums are a
+     * per-shipment subquery, so the cost follows the size of the page.
      */
-    async listed(q: { customerNr: string; pickupZip: string; from: string; to: string }) {
+    async listed(q: {
+      customerNr: string;
+      pickupZip: string;
+      from: string;
+      to: string;
+      after?: { pickupDate: string; id: string } | undefined;
+      limit: number;
+    }) {
       const rows = await db
         .select({
           id: shipments.id,
@@ -75,9 +83,13 @@ export function createBookingReadStore(db: DbOrTx) {
             sql`${shipments.pickupDate} between ${q.from}::date and ${q.to}::date`,
             eq(shipments.status, 2),
             isNull(shipments.cancelledAt),
+            q.after
+              ? sql`(${shipments.pickupDate}, ${shipments.id}) > (${q.after.pickupDate}::date, ${q.after.id})`
+              : undefined,
           ),
         )
-        .orderBy(asc(shipments.pickupDate), asc(shipments.id));
+        .orderBy(asc(shipments.pickupDate), asc(shipments.id))
+        .limit(q.limit);
       return rows.map((r) => ({ ...r, parcels: sumsOf(r.parcels) }));
     },
 
