@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { OPERATIONS, operationKey } from './openapi-operations';
@@ -10,9 +10,11 @@ declare module 'fastify' {
   }
 }
 
+/** The strong ETag of what a SHA-256 hash was fed. */
+export const hashTag = (hash: Hash) => `"${hash.digest('base64url').slice(0, 27)}"`;
+
 /** A strong ETag of some bytes: equal content, equal tag. */
-export const contentTag = (content: string | Buffer) =>
-  `"${createHash('sha256').update(content).digest('base64url').slice(0, 27)}"`;
+export const contentTag = (content: string | Buffer) => hashTag(createHash('sha256').update(content));
 
 /** RFC 9110 §13.1.2: `If-None-Match` compares weakly; `*` matches any current answer. */
 export function noneMatch(ifNoneMatch: string | undefined, etag: string): boolean {

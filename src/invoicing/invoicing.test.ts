@@ -4,9 +4,11 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { osloBergenBooking, toGothenburg } from '../../test/factories';
 import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
 import { outboxEvents } from '../events/tables';
+import { contentTag } from '../http/conditional';
 import { isKid } from '../lib/kid';
 import { V1_COST_FIELDS } from './cost-codes';
 import { nokText } from './format';
+import { reportPages } from './reports';
 import { scheduleInvoicing } from './scheduled';
 import { createInvoicingService } from './service';
 import { invoiceNumbers, invoiceRuns, invoiceShipments, invoices } from './tables';
@@ -775,4 +777,31 @@ test('a refused report query lists every broken rule at once, the schema’s and
     ]);
   }
   expect(await errorsOf('/v1/Invoice/GetInvoiceDetails?Customernr=abc')).toEqual(['Customernr', 'Invoicenr']);
+});
+
+test('a report is read a page at a time in its order, and answers 304 to the ETag of its whole body', async () => {
+  const url =
+    '/v2/Invoice/GetInvoiceReport?Customernr=1000&Payer=S&FromPickupDate=2026-11-01&ToPickupDate=2026-12-31';
+  const res = await get(url);
+  expect(res.statusCode).toBe(200);
+  const whole = json<{ ShipmentNr: string; InvoiceNr: number }[]>(res).map(
+    (r) => `${r.ShipmentNr}/${r.InvoiceNr}`,
+  );
+  // Credit notes carry a shipment again under another number: the page boundary must not lose it.
+  expect(new Set(whole.map((k) => k.split('/')[0])).size).toBeLessThan(whole.length);
+  const query = { customerNr: '1000', role: 'S', from: '2026-11-01', to: '2026-12-31' };
+  const paged: string[][] = [];
+  for await (const page of reportPages({ db: ctx.database.db, booking: ctx.services.booking }, query, 1)) {
+    paged.push(page.map(({ line, invoice }) => `${line.shipmentId}/${invoice.invoiceNr}`));
+  }
+  expect(paged.flat()).toEqual(whole);
+  expect(paged.slice(0, -1).every((p) => p.length === 1)).toBe(true);
+
+  expect(res.headers.etag).toBe(contentTag(res.body));
+  const again = await ctx.app.inject({
+    url,
+    headers: { ...bearer(senderKey), 'if-none-match': String(res.headers.etag) },
+  });
+  expect(again.statusCode).toBe(304);
+  expect(again.body).toBe('');
 });

@@ -5,11 +5,13 @@ import {
   checkReportQuery,
   type InvoiceQuery,
   invoiceOfCustomer,
+  mapPages,
   type ReportQuery,
+  reportPages,
   v2Record,
   withDeliveries,
 } from './reports';
-import { createInvoicingStore, type InvoiceRow, type InvoiceShipmentRow } from './store';
+import type { InvoiceRow, InvoiceShipmentRow } from './store';
 
 /**
  * The v3 invoice reports of the original service (CONTRACT §14): every field of the v2 record plus
@@ -38,8 +40,8 @@ export function createInvoiceReportsV3({ db, booking }: Pick<InvoicingDeps, 'db'
     async reportV3(account: Account, q: ReportQuery) {
       const { customerNr, role, from, to } = checkReportQuery(q);
       assertCanActFor(account, customerNr);
-      const rows = await createInvoicingStore(db).reportLines({ customerNr, role, from, to });
-      return (await withDeliveries(booking, rows)).map(({ line, invoice }) => v3Record(line, invoice));
+      const pages = reportPages({ db, booking }, { customerNr, role, from, to });
+      return mapPages(pages, ({ line, invoice }) => v3Record(line, invoice));
     },
 
     /**

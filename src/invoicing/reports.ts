@@ -11,7 +11,7 @@ import {
 } from './cost-codes';
 import { type InvoicingDeps, MAX_REPORT_DAYS, PAYER_ROLES } from './deps';
 import { dateField, invoiceReference, isService, kr, krText, midnight, sum, thousandthsText } from './format';
-import { createInvoicingStore, type InvoiceRow, type InvoiceShipmentRow } from './store';
+import { createInvoicingStore, type InvoiceRow, type InvoiceShipmentRow, type ReportLineKey } from './store';
 import { vatSum } from './vat';
 
 /** The invoice reports (v1, v2), the invoice details and the invoice document, read from issued invoices. */
@@ -30,6 +30,43 @@ export async function withDeliveries<R extends { line: InvoiceShipmentRow }>(
     const date = delivered.get(r.line.shipmentId);
     return date ? { ...r, line: { ...r.line, facts: { ...r.line.facts, DeliveryDate: date } } } : r;
   });
+}
+
+/** Report lines read, and written to the answer, at a time. */
+export const REPORT_PAGE_SIZE = 1000;
+
+type ReportLinesQuery = Omit<
+  Parameters<ReturnType<typeof createInvoicingStore>['reportLines']>[0],
+  'after' | 'limit'
+>;
+
+/**
+ * A report's lines with their delivery dates, a page at a time in the report's order (pickup date,
+ * shipment, invoice), each page one indexed statement after the last line of the page before: a
+ * year's report of a busy customer is read and written in pieces (see `answerArrayPages`).
+ */
+export async function* reportPages(
+  deps: Pick<InvoicingDeps, 'db' | 'booking'>,
+  q: ReportLinesQuery,
+  pageSize = REPORT_PAGE_SIZE,
+): AsyncGenerator<{ line: InvoiceShipmentRow; invoice: InvoiceRow }[]> {
+  let after: ReportLineKey | undefined;
+  for (;;) {
+    const rows = await createInvoicingStore(deps.db).reportLines({ ...q, after, limit: pageSize });
+    yield await withDeliveries(deps.booking, rows);
+    const last = rows.at(-1);
+    if (rows.length < pageSize || !last) return;
+    after = {
+      pickupDate: last.line.pickupDate,
+      shipmentId: last.line.shipmentId,
+      invoiceNr: last.invoice.invoiceNr,
+    };
+  }
+}
+
+/** Each page of `pages` mapped by `f`. */
+export async function* mapPages<T, U>(pages: AsyncIterable<T[]>, f: (item: T) => U): AsyncGenerator<U[]> {
+  for await (const page of pages) yield page.map(f);
 }
 
 function interval(
@@ -166,24 +203,26 @@ export function createInvoiceReports({
   db,
   seller,
   booking,
-}: Pick<InvoicingDeps, 'db' | 'seller' | 'booking'>) {
+  reportPageSize,
+}: Pick<InvoicingDeps, 'db' | 'seller' | 'booking'> & { reportPageSize?: number }) {
   return {
     /** `GET /v1/InvoiceGetInvoiceReport`: one record per invoiced shipment of the payer in its role. */
     async reportV1(account: Account, q: ReportQuery) {
       const { customerNr, role, from, to } = checkReportQuery(q);
       assertCanActFor(account, customerNr);
-      const rows = await withDeliveries(
-        booking,
-        await createInvoicingStore(db).reportLines({
+      const pages = reportPages(
+        { db, booking },
+        {
           customerNr,
           role,
           from,
           to,
           pickupTerminal: q.PickupTerminal?.trim() || undefined,
           deliveryTerminal: q.DeliveryTerminal?.trim() || undefined,
-        }),
+        },
+        reportPageSize,
       );
-      return rows.map(({ line, invoice }) => {
+      return mapPages(pages, ({ line, invoice }) => {
         const f = line.facts;
         const details = Object.fromEntries(V1_COST_FIELDS.map((k) => [k, 0])) as Record<V1CostField, number>;
         for (const l of line.lines) {
@@ -238,8 +277,8 @@ export function createInvoiceReports({
     async reportV2(account: Account, q: ReportQuery) {
       const { customerNr, role, from, to } = checkReportQuery(q);
       assertCanActFor(account, customerNr);
-      const rows = await createInvoicingStore(db).reportLines({ customerNr, role, from, to });
-      return (await withDeliveries(booking, rows)).map(({ line, invoice }) => v2Record(line, invoice));
+      const pages = reportPages({ db, booking }, { customerNr, role, from, to }, reportPageSize);
+      return mapPages(pages, ({ line, invoice }) => v2Record(line, invoice));
     },
 
     /**

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { answeredNotModified, contentTag } from '../http/conditional';
 import { rulesOf } from '../http/domain-rules';
+import { answerArrayPages, itemSerializer } from '../http/json-stream';
 import { authErrors, problemResponses } from '../http/schemas';
 import { renderInvoicePdf } from './pdf';
 import {
@@ -50,7 +51,13 @@ export const invoicingRoutes: FastifyPluginAsyncTypebox<{ invoicing: InvoicingSe
         response: { 200: Type.Array(InvoiceReportV1), ...problemResponses(400), ...authErrors },
       },
     },
-    async (request) => invoicing.reportV1(request.account, request.query),
+    async (request, reply) =>
+      answerArrayPages(
+        request,
+        reply,
+        await invoicing.reportV1(request.account, request.query),
+        itemSerializer(reply, InvoiceReportV1),
+      ),
   );
 
   app.get(
@@ -64,7 +71,13 @@ export const invoicingRoutes: FastifyPluginAsyncTypebox<{ invoicing: InvoicingSe
         response: { 200: Type.Array(InvoiceReportV2), ...problemResponses(400), ...authErrors },
       },
     },
-    async (request) => invoicing.reportV2(request.account, request.query),
+    async (request, reply) =>
+      answerArrayPages(
+        request,
+        reply,
+        await invoicing.reportV2(request.account, request.query),
+        itemSerializer(reply, InvoiceReportV2),
+      ),
   );
 
   // The v3 reports of the original service (CONTRACT §14): two paths for the same report.
@@ -85,7 +98,13 @@ export const invoicingRoutes: FastifyPluginAsyncTypebox<{ invoicing: InvoicingSe
           response: { 200: Type.Array(InvoiceReportV3), ...problemResponses(400), ...authErrors },
         },
       },
-      async (request) => invoicing.reportV3(request.account, request.query),
+      async (request, reply) =>
+        answerArrayPages(
+          request,
+          reply,
+          await invoicing.reportV3(request.account, request.query),
+          itemSerializer(reply, InvoiceReportV3),
+        ),
     );
   }
 

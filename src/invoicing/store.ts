@@ -1,4 +1,4 @@
-import { and, asc, between, eq } from 'drizzle-orm';
+import { and, asc, between, eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import { invoiceNumbers, invoiceRuns, invoiceShipments, invoices } from './tables';
 
@@ -9,6 +9,13 @@ const _rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;
 
 /** Invoice lines (12 columns each) written a statement. */
 const LINES_PER_INSERT = 2000;
+
+/** Where a report's line stands in its order: pickup date, shipment, invoice. */
+export interface ReportLineKey {
+  pickupDate: string;
+  shipmentId: string;
+  invoiceNr: number;
+}
 
 export function createInvoicingStore(db: DbOrTx) {
   return {
@@ -79,6 +86,9 @@ export function createInvoicingStore(db: DbOrTx) {
       to: string;
       pickupTerminal?: string | undefined;
       deliveryTerminal?: string | undefined;
+      /** The last line of the page before, in the report's order; a page of `limit` lines after it. */
+      after?: ReportLineKey | undefined;
+      limit?: number;
     }): Promise<{ line: InvoiceShipmentRow; invoice: InvoiceRow }[]> {
       const conditions = [
         eq(invoiceShipments.payerCustomerNr, q.customerNr),
@@ -87,12 +97,22 @@ export function createInvoicingStore(db: DbOrTx) {
       ];
       if (q.pickupTerminal) conditions.push(eq(invoiceShipments.pickupTerminal, q.pickupTerminal));
       if (q.deliveryTerminal) conditions.push(eq(invoiceShipments.deliveryTerminal, q.deliveryTerminal));
-      return db
+      if (q.after) {
+        conditions.push(
+          sql`(${invoiceShipments.pickupDate}, ${invoiceShipments.shipmentId}, ${invoiceShipments.invoiceNr}) > (${q.after.pickupDate}::date, ${q.after.shipmentId}, ${q.after.invoiceNr})`,
+        );
+      }
+      const ordered = db
         .select({ line: invoiceShipments, invoice: invoices })
         .from(invoiceShipments)
         .innerJoin(invoices, eq(invoices.invoiceNr, invoiceShipments.invoiceNr))
         .where(and(...conditions))
-        .orderBy(asc(invoiceShipments.pickupDate), asc(invoiceShipments.shipmentId), asc(invoices.invoiceNr));
+        .orderBy(
+          asc(invoiceShipments.pickupDate),
+          asc(invoiceShipments.shipmentId),
+          asc(invoiceShipments.invoiceNr),
+        );
+      return q.limit === undefined ? ordered : ordered.limit(q.limit);
     },
   };
 }
