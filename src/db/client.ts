@@ -7,6 +7,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import { migratePgliteClient, migratePostgres } from './migrate';
+import { releaseClientsOnFailure } from './pool-transactions';
 
 /**
  * The Drizzle handle every store uses; the same type for PGlite and node-postgres. It knows no
@@ -77,6 +78,7 @@ function openPostgres(url: string, max: number, queryTimeoutMs: number): Databas
   // 'error' too, with no pool listener: without one the process would crash. Its query rejects anyway.
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = drizzlePg(pool) as unknown as Db;
+  releaseClientsOnFailure(db);
   return {
     db,
     kind: 'postgres',
