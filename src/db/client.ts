@@ -6,6 +6,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
+import { lockDataDir } from './data-dir-lock';
 import { migratePgliteClient, migratePostgres } from './migrate';
 import { releaseClientsOnFailure } from './pool-transactions';
 
@@ -48,7 +49,11 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   if (options.url) return openPostgres(options.url, options.poolSize ?? 10, options.queryTimeoutMs ?? 0);
   const dataDir = options.dataDir === null ? undefined : join(options.dataDir, 'pgdata');
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const client = await PGlite.create({ ...options.pglite, ...(dataDir ? { dataDir } : {}) });
+  const unlock = options.dataDir === null ? () => {} : lockDataDir(options.dataDir);
+  const client = await PGlite.create({ ...options.pglite, ...(dataDir ? { dataDir } : {}) }).catch((err) => {
+    unlock();
+    throw err;
+  });
   const db = drizzlePglite(client) as unknown as Db;
   return {
     db,
@@ -58,7 +63,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
       await client.query('select 1');
     },
     migrate: () => migratePgliteClient(client),
-    close: () => client.close(),
+    close: () => client.close().finally(unlock),
   };
 }
 

@@ -42,6 +42,19 @@ test('npm start: sandbox credentials on first start, authenticated calls, data k
     const credentials = JSON.parse(readFileSync(file, 'utf8')) as { Key: string; CustomerNr: string };
     expect(first.output()).toContain(credentials.Key);
 
+    // A second process on the same embedded database is refused: it would not see the first's
+    // bookings, and the last to close would write its files over the other's.
+    const intruder = runNpm('start', {
+      PORT: String(await freePort()),
+      HOST: '127.0.0.1',
+      KOLLI_DATA_DIR: dataDir,
+      KOLLI_ADMIN_KEY: ADMIN_KEY,
+      DATABASE_URL: '',
+      NODE_ENV: 'development',
+    });
+    expect(await intruder.exited).not.toBe(0);
+    expect(intruder.output()).toMatch(/is in use by process \d+/);
+
     const oslo = await fetch(`http://127.0.0.1:${port}/v1/postalcodes/0150`, {
       headers: { authorization: `Bearer ${credentials.Key}` },
     });
