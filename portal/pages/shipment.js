@@ -87,14 +87,13 @@ export async function shipmentPage(main, { session, params }) {
   }
 
   async function drawPrice() {
-    // The invoiced amount, with its invoice, once invoiced. A draft or a shipment not picked up yet
-    // (no pickup date, or a later one) is asked for today only, which still says whether the key
-    // may read invoices: never a period that ends before it starts.
-    const to = today(1);
+    // The invoiced amount, with its invoice, once invoiced: the report of its pickup day alone (the
+    // report is by pickup date), not of every day since. A draft or a shipment not picked up yet is
+    // asked for today, which still says whether the key may read invoices.
     const picked = first.PickupDate?.slice(0, 10);
-    const from = picked && picked <= to ? picked : to;
+    const day = picked && picked <= today(1) ? picked : today();
     const report = await api('/v2/Invoice/GetInvoiceReport', {
-      query: { Customernr: session.customerNr, Payer: 'S', FromPickupDate: from, ToPickupDate: to },
+      query: { Customernr: session.customerNr, Payer: 'S', FromPickupDate: day, ToPickupDate: day },
     }).catch((err) => {
       // Without the invoice scope nothing can be said of the invoice: not "not invoiced yet".
       if (err instanceof ApiError && err.status === 403) invoicesHidden = true;

@@ -74,10 +74,13 @@ export function createIdempotency({ db, leaseMs }: { db: Db; leaseMs: number }) 
           }
           if (row.responseStatus === null) {
             if (age < leaseMs) {
+              // Answered, or taken over, by the end of the lease at the latest.
+              const seconds = Math.max(1, Math.ceil((leaseMs - age) / 1000));
               throw new DomainError(
                 'conflict',
                 'idempotency_in_flight',
-                `A request with Idempotency-Key '${key}' is still being processed.`,
+                `A request with Idempotency-Key '${key}' is still being processed; retry in ${seconds} s.`,
+                seconds,
               );
             }
             // The first request died without an answer (and booked nothing): take the claim over, unless

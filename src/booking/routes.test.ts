@@ -915,6 +915,16 @@ describe('idempotency', () => {
     const fresh = retries.filter((r) => r.statusCode === 201 && r.headers['idempotent-replayed'] !== 'true');
     expect(fresh).toHaveLength(1);
     expect(retries.every((r) => r.statusCode === 201 || r.statusCode === 409)).toBe(true);
+    // A claim not yet answered (its request still running, or dead within its lease) says when to
+    // try again: by the end of its lease it is answered or may be taken over.
+    await ctx.database.db
+      .update(idempotencyKeys)
+      .set({ responseStatus: null, responseBody: null, createdAt: new Date() })
+      .where(eq(idempotencyKeys.key, 'idem-5'));
+    const busy = await post(body, key, { 'idempotency-key': 'idem-5' });
+    expect(busy.statusCode).toBe(409);
+    expect(Number(busy.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(Number(busy.headers['retry-after'])).toBeLessThanOrEqual(30);
     const rows = await ctx.database.db
       .select()
       .from(shipments)

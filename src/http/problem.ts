@@ -95,6 +95,7 @@ export function sendDomainError(reply: FastifyReply, error: DomainError): Fastif
   const status = STATUS_OF[error.kind];
   if (status === 401 || status === 403) return sendPlain(reply, status, error.message);
   if (error instanceof ValidationFailed) return sendProblem(reply, 400, { errors: error.errors });
+  if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
   return sendProblem(reply, status, { detail: error.message });
 }
 

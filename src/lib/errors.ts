@@ -14,6 +14,8 @@ export class DomainError extends Error {
     readonly kind: DomainErrorKind,
     readonly code: string,
     message: string,
+    /** When the same request may succeed later: answered as `Retry-After`. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'DomainError';
