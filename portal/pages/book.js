@@ -22,8 +22,9 @@ export async function bookPage(main, { session }) {
     ProductCode: h(
       'select',
       { name: 'ProductCode' },
+      // What this form can complete: no customs (international), no pickup point to choose.
       products
-        .filter((p) => !p.International)
+        .filter((p) => !p.International && !p.PickupPoints)
         .map((p) => h('option', { value: p.ProductCode }, `${p.Name} (${p.ProductCode})`)),
     ),
     PickupCompanyName: input('PickupCompanyName', { autocomplete: 'organization' }),
@@ -55,15 +56,20 @@ export async function bookPage(main, { session }) {
 
   function drawServices() {
     const product = products.find((p) => p.ProductCode === c.ProductCode.value);
+    // A service needing a field the form has not (a delivery or pickup date, a pickup point) is not
+    // offered: it could only be refused.
+    const completable = (code) => (serviceName.get(code)?.RequiredFields ?? []).every((f) => f in c);
     serviceBox.replaceChildren(
-      ...(product?.Services ?? []).map((code) =>
-        h(
-          'label',
-          {},
-          h('input', { type: 'checkbox', name: 'Services', value: code, onchange: refresh }),
-          ` ${serviceName.get(code)?.Name ?? code}`,
+      ...(product?.Services ?? [])
+        .filter(completable)
+        .map((code) =>
+          h(
+            'label',
+            {},
+            h('input', { type: 'checkbox', name: 'Services', value: code, onchange: refresh }),
+            ` ${serviceName.get(code)?.Name ?? code}`,
+          ),
         ),
-      ),
     );
   }
 

@@ -231,6 +231,19 @@ describe('create and read', () => {
 });
 
 describe('rules (400 naming every violated field)', () => {
+  test('a pickup-point product is published to a pickup point, never to the door', async () => {
+    const pp = { ProductCode: 'PP', DeliveryType: 0, SenderReference: 'PP-NO-POINT' };
+    const refused = await post(booking(pp));
+    expect(refused.statusCode).toBe(400);
+    expect(errorsOf(refused)).toEqual({
+      PickupPointId: [
+        'Product PP delivers to a pickup point: give PickupPointId and the PickupPoint address (GET /v1/pickuppoints?postalCode=5003 lists the nearest).',
+      ],
+    });
+    // A draft may leave it for later.
+    expect((await post(booking({ ...pp, ShipmentStatus: 'Draft' }))).statusCode).toBe(201);
+  });
+
   test('ReadyForPublish without weights and addresses reports all of them together', async () => {
     const res = await post({
       ShipmentStatus: 'ReadyForPublish',

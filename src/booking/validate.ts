@@ -171,7 +171,16 @@ export async function validateRequest(
         })
       : null;
 
-  if (status !== null && status >= STATUS.ReadyForPublish) checkCompleteAddresses(addresses, v);
+  if (status !== null && status >= STATUS.ReadyForPublish) {
+    checkCompleteAddresses(addresses, v);
+    // A pickup-point product goes to a point, never to the door: one must be named before it ships.
+    if (product?.PickupPoints && body.PickupPointId === undefined) {
+      v.add(
+        'PickupPointId',
+        `Product ${product.ProductCode} delivers to a pickup point: give PickupPointId and the PickupPoint address (GET /v1/pickuppoints?postalCode=${addresses.Recipient.Zip ?? '…'} lists the nearest).`,
+      );
+    }
+  }
   return {
     status,
     deliveryType,

@@ -139,6 +139,9 @@ describe.skipIf(!hasChromium)('portal: the shipper’s path', () => {
     await expect.poll(() => page.getByLabel('Poststed').nth(1).inputValue()).toBe('BERGEN');
     await page.getByLabel('Vekt (kg)').fill('12,5');
     await page.getByLabel('Tail lift').check();
+    // Only what the form can complete is offered: no pickup-point product, no service needing a date.
+    expect(await page.locator('select[name=ProductCode] option[value=PP]').count()).toBe(0);
+    expect(await page.getByLabel('Fix Day').count()).toBe(0);
     // The service's line names it and its price, as the calculator answers them.
     await expect.poll(() => page.locator('#quote').textContent()).toMatch(/Tail lift: [\d\s]+,\d\d\s?kr/);
     expect(await page.locator('#quote').textContent()).not.toContain('undefined');
