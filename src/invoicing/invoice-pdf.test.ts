@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { PassThrough } from 'node:stream';
 import { sql } from 'drizzle-orm';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -14,6 +15,7 @@ import {
 } from '../../test/helpers';
 import { mulDivHalfUp } from '../lib/units';
 import { decimalText, nokText } from './format';
+import { renderInvoicePdf } from './pdf';
 import { invoiceShipments, invoices } from './tables';
 
 /**
@@ -212,6 +214,31 @@ describe('a domestic-only invoice', () => {
     expect(text).toContain(`Å betale inkl. mva / Total incl. VAT (NOK) ${nokText(excl + vat)}`);
     expect(text).not.toContain('fritatt');
     expect(pages.at(-1)).toContain(`Side ${pages.length} av ${pages.length}`);
+  });
+
+  test('a long invoice lets other work run while it is drawn', async () => {
+    const account = {
+      keyId: 'k',
+      name: 'admin',
+      customerNrs: new Set<string>(),
+      scopes: new Set(['admin'] as const),
+    };
+    const document = await ctx.services.invoicing.document(account, invoiceNr);
+    const [line] = document.lines;
+    if (!line) throw new Error('the invoice has lines');
+    let turns = 0;
+    let running = true;
+    const tick = () => {
+      turns++;
+      if (running) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const out = new PassThrough();
+    out.resume();
+    await renderInvoicePdf({ ...document, lines: Array.from({ length: 400 }, () => line) }, out);
+    running = false;
+    // Drawn in one go the ticker got no turn until the end; now it gets one every 20 shipments.
+    expect(turns).toBeGreaterThanOrEqual(400 / 20);
   });
 });
 

@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import PDFDocument from 'pdfkit';
 import type { Config } from '../config';
 import { formatBankAccount, formatOrgNr } from '../lib/mod11';
@@ -63,6 +64,9 @@ function deliveryPeriod(lines: InvoiceShipmentRow[]): string {
   if (!first || !last) return '–';
   return first === last ? norwegianDate(first) : `${norwegianDate(first)}–${norwegianDate(last)}`;
 }
+
+/** Shipments drawn between two turns of the event loop (a page holds about twenty). */
+const SHIPMENTS_PER_TURN = 20;
 
 const vatLabel = (percent: number) => (percent === 0 ? 'fritatt*' : `${percent} %`);
 
@@ -168,7 +172,9 @@ export async function renderInvoicePdf(
 
   y = header(y + 8);
   const ROW = 12;
-  for (const line of lines) {
+  for (const [i, line] of lines.entries()) {
+    // An invoice of 50 000 shipments takes a minute to draw: let other requests run meanwhile.
+    if (i % SHIPMENTS_PER_TURN === SHIPMENTS_PER_TURN - 1) await nextTurn();
     const f = line.facts;
     // Keep a shipment with its cost lines when they fit on one page.
     room(ROW * (2 + line.lines.length) + 4);
