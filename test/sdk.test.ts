@@ -87,6 +87,36 @@ describe('through the SDK', () => {
     expect(JSON.stringify(listed)).toContain(shipmentId);
   });
 
+  test('labels come as bytes with parseAs; a 304 to a conditional read throws and says so', async () => {
+    const printer = createKolliClient({
+      baseUrl,
+      apiKey: await ctx.keyFor({ customerNrs: ['1000'], scopes: ['labels'] }),
+    });
+    const labels = await printer.GET('/v1/labels/{shipmentId}', {
+      params: { path: { shipmentId: shipmentId }, query: { format: 'pdf' } },
+      parseAs: 'arrayBuffer',
+    });
+    expect(
+      Buffer.from(labels.data as ArrayBuffer)
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
+    const read = await kolli.GET('/v2/Shipment/{shipmentid}', {
+      params: { path: { shipmentid: shipmentId } },
+    });
+    const etag = read.response.headers.get('etag') ?? '';
+    expect(etag).not.toBe('');
+    const notModified = orThrow(
+      kolli.GET('/v2/Shipment/{shipmentid}', {
+        params: { path: { shipmentid: shipmentId } },
+        headers: { 'if-none-match': etag },
+      }),
+    );
+    await expect(notModified).rejects.toSatisfy(
+      (e) => e instanceof KolliError && e.status === 304 && /Not Modified/.test(e.message),
+    );
+  });
+
   test('fetches an invoice report once the shipment is invoiced', async () => {
     const admin = createKolliClient({ baseUrl, apiKey: ADMIN_KEY });
     const parcels = await orThrow(

@@ -22,7 +22,10 @@ export interface KolliClientOptions {
   retries?: number;
   /** The first backoff in ms when no `Retry-After` is given (default 500; doubled per attempt). */
   backoffMs?: number;
-  /** The longest wait in ms the client accepts from `Retry-After` (default 30 000). */
+  /**
+   * The longest wait in ms the client accepts from `Retry-After` (default 60 000: the rate limit
+   * counts a minute, so a 429 can ask for up to 60 s).
+   */
   maxWaitMs?: number;
   /** A fetch implementation (default the global one). */
   fetch?: (request: Request) => Promise<Response>;
@@ -75,7 +78,7 @@ export function createKolliClient(options: KolliClientOptions): KolliClient {
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const retries = options.retries ?? 3;
   const backoffMs = options.backoffMs ?? 500;
-  const maxWaitMs = options.maxWaitMs ?? 30_000;
+  const maxWaitMs = options.maxWaitMs ?? 60_000;
   const newKey = options.idempotencyKey ?? (() => crypto.randomUUID());
   const base = options.baseUrl.replace(/\/$/, '');
   let token: Token | null = null;
@@ -163,6 +166,10 @@ async function errorOf(res: Response): Promise<KolliError> {
 export async function orThrow<D, E>(call: Promise<{ data?: D; error?: E; response: Response }>): Promise<D> {
   const { data, error, response } = await call;
   if (response.ok) return data as D;
+  // Not a failure: the copy named in If-None-Match is current; said so, since the answer is empty.
+  if (response.status === 304) {
+    throw new KolliError(304, null, 'Not Modified: the version named in If-None-Match is current.');
+  }
   if (typeof error === 'string') throw new KolliError(response.status, null, error);
   throw new KolliError(response.status, (error ?? null) as Problem | null, null);
 }
