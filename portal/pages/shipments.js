@@ -3,6 +3,9 @@ import { api } from '../api.js';
 import { failure, field, h, table } from '../dom.js';
 import { day, num, today } from '../format.js';
 
+/** The most shipments a reference search reads one by one. */
+const REFERENCE_SEARCH_MAX = 200;
+
 export async function shipmentsPage(main, { session }) {
   const id = h('input', { type: 'text', name: 'id', inputmode: 'numeric' });
   const zip = h('input', {
@@ -66,14 +69,27 @@ export async function shipmentsPage(main, { session }) {
       if (status.value === 'booked') rows = rows.filter((r) => !r.PickedupDate);
       const refs = new Map();
       if (reference.value.trim()) {
-        // The list carries no references: read each shipment (the list is one customer's day range).
+        // The list carries no references: each shipment is read, eight at a time, and only for a
+        // period of at most REFERENCE_SEARCH_MAX shipments (a busy day has thousands).
+        if (rows.length > REFERENCE_SEARCH_MAX) {
+          result.replaceChildren(
+            h(
+              'p',
+              { class: 'error', role: 'alert' },
+              `${rows.length} sendinger i perioden: søk på referanse leser hver sending og tar høyst ${REFERENCE_SEARCH_MAX}. Velg en kortere periode.`,
+            ),
+          );
+          return;
+        }
         const wanted = reference.value.trim().toLowerCase();
-        await Promise.all(
-          rows.map(async (r) => {
-            const [first] = await api(`/v2/Shipment/${r.ShipmentId}`);
-            refs.set(r.ShipmentId, (first?.References ?? []).map((x) => x.ReferenceText ?? '').join(', '));
-          }),
-        );
+        for (let i = 0; i < rows.length; i += 8) {
+          await Promise.all(
+            rows.slice(i, i + 8).map(async (r) => {
+              const [first] = await api(`/v2/Shipment/${r.ShipmentId}`);
+              refs.set(r.ShipmentId, (first?.References ?? []).map((x) => x.ReferenceText ?? '').join(', '));
+            }),
+          );
+        }
         rows = rows.filter((r) => (refs.get(r.ShipmentId) ?? '').toLowerCase().includes(wanted));
       }
       result.replaceChildren(
