@@ -104,49 +104,44 @@ async function invoicePage(main, session, nr) {
 export async function invoicesPage(main, { session, params }) {
   if (params[0]) return invoicePage(main, session, params[0]);
   const from = h('input', { type: 'date', name: 'from', value: today(-90) });
-  const to = h('input', { type: 'date', name: 'to', value: today(14) });
+  const to = h('input', { type: 'date', name: 'to', value: today() });
   const result = h('div', { 'aria-live': 'polite' });
   const form = h(
     'form',
     { class: 'panel', 'aria-label': 'Periode' },
-    h('div', { class: 'grid' }, field('Hentedato fra', from), field('Hentedato til', to)),
+    h('div', { class: 'grid' }, field('Fakturadato fra', from), field('Fakturadato til', to)),
     h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Vis fakturaer')),
   );
   async function load() {
-    const report = await api('/v2/Invoice/GetInvoiceReport', {
-      query: {
-        Customernr: session.customerNr,
-        Payer: 'S',
-        FromPickupDate: from.value,
-        ToPickupDate: to.value,
-      },
+    // One small record an invoice (GET /v1/Invoice/list), not a period of the invoice report.
+    const invoices = await api('/v1/Invoice/list', {
+      query: { Customernr: session.customerNr, FromInvoiceDate: from.value, ToInvoiceDate: to.value },
     });
-    const invoices = new Map();
-    for (const r of report) {
-      const nr = String(r.InvoiceNr ?? r.InvoiceNumber);
-      const inv = invoices.get(nr) ?? { nr, date: r.InvoiceDate, shipments: 0, total: 0 };
-      inv.shipments += 1;
-      inv.total += Number(r.TotalFreightPrice ?? r.NetShipping ?? 0);
-      invoices.set(nr, inv);
-    }
     result.replaceChildren(
-      invoices.size === 0
+      invoices.length === 0
         ? h('p', {}, 'Ingen fakturaer i perioden.')
         : table(
             [
               'Faktura',
               'Fakturadato',
+              'Forfall',
               { label: 'Sendinger', num: true },
               { label: 'Sum eks. mva', num: true },
             ],
-            [...invoices.values()].map((i) =>
+            invoices.map((i) =>
               h(
                 'tr',
                 {},
-                h('td', {}, h('a', { href: `#/invoices/${i.nr}` }, i.nr)),
-                h('td', {}, day(i.date)),
-                h('td', { class: 'num' }, num(i.shipments)),
-                h('td', { class: 'num' }, kr(i.total)),
+                h(
+                  'td',
+                  {},
+                  h('a', { href: `#/invoices/${i.InvoiceNr}` }, String(i.InvoiceNr)),
+                  i.IsCreditNote ? ` (kreditnota for ${i.CreditsInvoiceNr ?? '–'})` : '',
+                ),
+                h('td', {}, day(i.InvoiceDate)),
+                h('td', {}, day(i.DueDate)),
+                h('td', { class: 'num' }, num(i.Shipments)),
+                h('td', { class: 'num' }, kr(i.TotalKr)),
               ),
             ),
           ),

@@ -528,6 +528,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/Invoice/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The invoices of a customer (extension)
+         * @description The invoices and credit notes `Customernr` pays, issued from `FromInvoiceDate` to `ToInvoiceDate` (inclusive, at most 366 days), by number: one small record each, to find an invoice without reading a period of the invoice report.
+         */
+        get: operations["listInvoices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/InvoiceGetInvoiceReport": {
         parameters: {
             query?: never;
@@ -4698,6 +4718,96 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad request: a field is missing or invalid; `errors` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Too many requests for this key; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The server is overloaded, starting, stopping or without its database; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listInvoices: {
+        parameters: {
+            query: {
+                /** @description The paying customer number (an integer). */
+                Customernr: string;
+                /** @description A date (YYYY-MM-DD), inclusive. */
+                FromInvoiceDate: string;
+                /** @description A date (YYYY-MM-DD), inclusive; at most 366 days after FromInvoiceDate. */
+                ToInvoiceDate: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One record per invoice or credit note. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        CreditsInvoiceNr: number | null;
+                        /** @description YYYY-MM-DD. */
+                        DueDate: string;
+                        /** @description YYYY-MM-DD. */
+                        InvoiceDate: string;
+                        InvoiceNr: number;
+                        IsCreditNote: boolean;
+                        /** @description The payment reference (MOD10). */
+                        Kid: string;
+                        /** @description Shipments on the invoice. */
+                        Shipments: number;
+                        /** @description Total excluding VAT, two decimals (negative on a credit note). */
+                        TotalKr: string;
+                    }[];
+                };
             };
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {

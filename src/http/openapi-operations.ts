@@ -150,6 +150,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     conditional: true,
   }),
   'GET /v1/Invoice/{invoicenr}/pdf': op('getInvoicePdf', 'Invoices', { conditional: true }),
+  'GET /v1/Invoice/list': op('listInvoices', 'Invoices', {
+    success: 'One record per invoice or credit note.',
+  }),
 
   'GET /v1/shipment/list': op('listShipments', 'Shipment listing', { success: 'One record per shipment.' }),
 

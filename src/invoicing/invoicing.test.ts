@@ -805,3 +805,48 @@ test('a report is read a page at a time in its order, and answers 304 to the ETa
   expect(again.statusCode).toBe(304);
   expect(again.body).toBe('');
 });
+
+test('the invoice list names each invoice and credit note a customer pays, with its total and shipments', async () => {
+  const listed = await get(
+    '/v1/Invoice/list?Customernr=1000&FromInvoiceDate=2026-01-01&ToInvoiceDate=2026-12-31',
+  );
+  expect(listed.statusCode, listed.body).toBe(200);
+  type Summary = {
+    InvoiceNr: number;
+    Kid: string;
+    IsCreditNote: boolean;
+    Shipments: number;
+    TotalKr: string;
+  };
+  const invoicesOf1000 = json<Summary[]>(listed);
+  const stored = await ctx.database.db.select().from(invoices).where(sql`customer_nr = '1000'`);
+  expect(invoicesOf1000.map((i) => i.InvoiceNr)).toEqual(
+    stored.map((i) => i.invoiceNr).sort((a, b) => a - b),
+  );
+  for (const summary of invoicesOf1000) {
+    const row = stored.find((s) => s.invoiceNr === summary.InvoiceNr);
+    expect(summary.Kid).toBe(row?.kid);
+    expect(summary.IsCreditNote).toBe(row?.isCredit);
+    expect(Math.round(Number(summary.TotalKr) * 100)).toBe(row?.totalOre);
+    const lines = await ctx.database.db
+      .select()
+      .from(invoiceShipments)
+      .where(sql`invoice_nr = ${summary.InvoiceNr}`);
+    expect(summary.Shipments).toBe(lines.length);
+  }
+  expect(invoicesOf1000.some((i) => i.IsCreditNote)).toBe(true);
+  // Another customer's list is refused; a reversed interval is a 400 naming its field.
+  expect(
+    (
+      await get(
+        '/v1/Invoice/list?Customernr=1000&FromInvoiceDate=2026-01-01&ToInvoiceDate=2026-12-31',
+        recipientKey,
+      )
+    ).statusCode,
+  ).toBe(403);
+  const reversed = await get(
+    '/v1/Invoice/list?Customernr=1000&FromInvoiceDate=2026-12-01&ToInvoiceDate=2026-11-01',
+  );
+  expect(reversed.statusCode).toBe(400);
+  expect(Object.keys(json<{ errors: object }>(reversed).errors)).toEqual(['ToInvoiceDate']);
+});

@@ -69,7 +69,7 @@ export async function* mapPages<T, U>(pages: AsyncIterable<T[]>, f: (item: T) =>
   for await (const page of pages) yield page.map(f);
 }
 
-function interval(
+export function interval(
   fromField: string,
   from: string | undefined,
   toField: string,
@@ -89,7 +89,7 @@ function interval(
 }
 
 /** A customer number the spec types as an integer: `01000` is customer 1000 (no number has a leading zero). */
-function customerNrField(field: string, value: string | number | undefined, v: Violations): string {
+export function customerNrField(field: string, value: string | number | undefined, v: Violations): string {
   const text = value === undefined ? '' : String(value).trim();
   v.check(field, /^\d{1,10}$/.test(text), `The ${field} field must be a customer number (1–10 digits).`);
   return text.replace(/^0+(?=\d)/, '');

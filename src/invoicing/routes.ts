@@ -5,6 +5,7 @@ import { answeredNotModified, contentTag } from '../http/conditional';
 import { rulesOf } from '../http/domain-rules';
 import { answerArrayPages, itemSerializer } from '../http/json-stream';
 import { authErrors, problemResponses } from '../http/schemas';
+import { checkInvoiceListQuery, type InvoiceListQuery as InvoiceListParams } from './invoice-list';
 import { renderInvoicePdf } from './pdf';
 import {
   checkInvoiceQuery,
@@ -17,9 +18,11 @@ import {
   CreditNoteResponse,
   DetailsQuery,
   InvoiceLine,
+  InvoiceListQuery,
   InvoiceReportV1,
   InvoiceReportV2,
   InvoiceReportV3,
+  InvoiceSummary,
   ReportQuery,
   ReportV2Query,
   RunRequest,
@@ -122,6 +125,22 @@ export const invoicingRoutes: FastifyPluginAsyncTypebox<{ invoicing: InvoicingSe
       },
     },
     async (request) => invoicing.reportV3ByInvoice(request.account, request.query),
+  );
+
+  app.get(
+    '/v1/Invoice/list',
+    {
+      config: { ...config, queryRules: rulesOf<InvoiceListParams>(checkInvoiceListQuery) },
+      schema: {
+        tags,
+        summary: 'The invoices of a customer (extension)',
+        description:
+          'The invoices and credit notes `Customernr` pays, issued from `FromInvoiceDate` to `ToInvoiceDate` (inclusive, at most 366 days), by number: one small record each, to find an invoice without reading a period of the invoice report.',
+        querystring: InvoiceListQuery,
+        response: { 200: Type.Array(InvoiceSummary), ...problemResponses(400), ...authErrors },
+      },
+    },
+    async (request) => invoicing.invoiceList(request.account, request.query),
   );
 
   app.get(

@@ -122,6 +122,26 @@ export const InvoiceReportV3 = Type.Object({
   Units: Type.Integer(),
 });
 
+export const InvoiceListQuery = Type.Object({
+  Customernr: Type.String({ description: 'The paying customer number (an integer).' }),
+  FromInvoiceDate: Type.String({ description: 'A date (YYYY-MM-DD), inclusive.', [OSLO_DATETIME]: true }),
+  ToInvoiceDate: Type.String({
+    [OSLO_DATETIME]: true,
+    description: 'A date (YYYY-MM-DD), inclusive; at most 366 days after FromInvoiceDate.',
+  }),
+});
+
+export const InvoiceSummary = Type.Object({
+  InvoiceNr: Type.Integer(),
+  InvoiceDate: Type.String({ description: 'YYYY-MM-DD.' }),
+  DueDate: Type.String({ description: 'YYYY-MM-DD.' }),
+  Kid: Type.String({ description: 'The payment reference (MOD10).' }),
+  IsCreditNote: Type.Boolean(),
+  CreditsInvoiceNr: Nullable(Type.Integer({ description: 'For a credit note: the invoice it corrects.' })),
+  Shipments: Type.Integer({ description: 'Shipments on the invoice.' }),
+  TotalKr: Type.String({ description: 'Total excluding VAT, two decimals (negative on a credit note).' }),
+});
+
 export const DetailsQuery = Type.Object({
   Customernr: Type.String({ description: 'The paying customer number (an integer).' }),
   Invoicenr: Type.String({ description: 'The invoice number (an integer).' }),

@@ -1,5 +1,6 @@
 import { invoicingRunSeconds, timed } from '../lib/domain-metrics';
 import type { InvoicingDeps } from './deps';
+import { createInvoiceList } from './invoice-list';
 import { createInvoiceIssuer } from './issue';
 import { createInvoiceReports } from './reports';
 import { createInvoiceReportsV3 } from './reports-v3';
@@ -16,6 +17,7 @@ export function createInvoicingService(deps: InvoicingDeps) {
     ...issuer,
     ...createInvoiceReports(deps),
     ...createInvoiceReportsV3(deps),
+    ...createInvoiceList(deps),
     // Timed for /metrics (kolli_invoicing_run_duration_seconds).
     run: (...args: Parameters<typeof issuer.run>) =>
       timed(invoicingRunSeconds, 'run', () => issuer.run(...args)),

@@ -60,6 +60,19 @@ export function createInvoicingStore(db: DbOrTx) {
       return row ?? null;
     },
 
+    /** The invoices and credit notes a customer pays, dated in [from, to], with their shipment counts. */
+    async invoicesOf(customerNr: string, from: string, to: string) {
+      return db
+        .select({
+          invoice: invoices,
+          // Qualified by hand: drizzle writes a column of the one selected table unqualified.
+          shipments: sql<number>`(select count(*)::int from invoice_shipments s where s.invoice_nr = "invoices"."invoice_nr")`,
+        })
+        .from(invoices)
+        .where(and(eq(invoices.customerNr, customerNr), between(invoices.invoiceDate, from, to)))
+        .orderBy(asc(invoices.invoiceNr));
+    },
+
     async linesOf(invoiceNr: number): Promise<InvoiceShipmentRow[]> {
       return db
         .select()
