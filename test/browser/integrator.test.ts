@@ -98,9 +98,15 @@ describe.skipIf(!hasChromium)('portal: the integrator’s path and tenancy', () 
     await screenshot(page, 'request-log');
     await expectAccessible(page, 'request log');
 
-    // On a phone: nothing wider than the screen, still accessible.
-    await page.setViewportSize({ width: 390, height: 844 });
-    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    // On a phone: nothing wider than the screen, still accessible, a long query string included.
+    const long = `/v1/shipment/list?postalcode=0154&customerid=1000&pickupFromDate=2026-11-01T00:00:00&pickupToDate=2026-11-30T23:59:59&${'x'.repeat(120)}=1`;
+    await p.ctx.app.inject({ url: long, headers: { authorization: `Bearer ${key}` } });
+    await page.getByLabel('Status').selectOption('');
+    await page.getByLabel('Sti inneholder').fill('shipment/list');
+    await page.getByRole('button', { name: 'Filtrer' }).click();
+    await expect.poll(() => entries.count()).toBeGreaterThan(0);
+    await page.setViewportSize({ width: 375, height: 812 });
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
     await expectAccessible(page, 'request log on a phone');
     await page.setViewportSize({ width: 1100, height: 800 });
 
