@@ -20,6 +20,11 @@ describe.skipIf(!hasChromium)('portal: the shipper’s path', () => {
     const { page, base } = p;
     await signIn(page, base, key);
     await expectAccessible(page, 'book');
+    // The page's icon is served (a browser asks for one on every page; a 404 was console noise).
+    const icon = await page.locator('link[rel=icon]').getAttribute('href');
+    const served = await fetch(`${base}${icon}`);
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
 
     await page.getByLabel('Firma').first().fill('Demo Kunde AS');
     await page.getByLabel('Adresse').first().fill('Karl Johans gate 1');
