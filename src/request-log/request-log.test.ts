@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ADMIN_KEY, bearer, buildTestApp, json, logCapture, type TestContext } from '../../test/helpers';
 import type { RequestLogPage } from './service';
+import { createRequestLogStore } from './store';
 
 const WEBHOOK_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const HEADER_SECRET = 'hdr-secret-4711-abcdef';
@@ -269,4 +270,22 @@ describe('settings and failures', () => {
       await app.close();
     }
   });
+});
+
+test('a key’s own rows and its customer’s other keys’ rows come once each, newest first, a page at a time', async () => {
+  // The two are read apart (each by its own index) and merged: a row of the key's own that is also
+  // one of its customer's must not come twice.
+  await ctx.database.db.execute(sql`
+    insert into request_log (at, key_id, customer_nrs, scopes, method, url, status, duration_ms, request_id)
+    select now(), case when g % 2 = 0 then 'key_7777_a' else 'key_7777_b' end, array['7777'],
+           array['booking'], 'GET', '/v1/postalcodes/0150', 200, 1, 'r7777-' || g
+    from generate_series(1, 30) g`);
+  const store = createRequestLogStore(ctx.database.db);
+  const visibleTo = { keyId: 'key_7777_a', customerNrs: ['7777'], scopes: ['booking'] };
+  const first = await store.list({ visibleTo, limit: 20 });
+  const rest = await store.list({ visibleTo, limit: 20, before: first.at(-1)?.id ?? 0 });
+  const ids = [...first, ...rest].map((r) => r.id);
+  expect(ids).toHaveLength(30);
+  expect(new Set(ids).size).toBe(30);
+  expect(ids).toEqual([...ids].sort((a, b) => b - a));
 });

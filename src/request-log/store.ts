@@ -1,4 +1,5 @@
-import { and, desc, eq, getTableColumns, ilike, lt, or, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, ilike, lt, type SQL, sql } from 'drizzle-orm';
+import { unionAll } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../db/client';
 import { columnList, jsonRecord } from '../db/json-record';
 import { requestLog } from './tables';
@@ -59,36 +60,43 @@ export function createRequestLogStore(db: DbOrTx) {
       );
     },
 
+    /**
+     * A page of rows, newest first. A key's own rows and the rows it sees of its customers' other
+     * keys are two indexed reads (`request_log_key_id_idx`; the GIN index on `customer_nrs`), each
+     * cut to the page, then merged: one read with OR between them walked the whole table backwards
+     * for a customer with few rows (1.15 s for an empty page at a million rows).
+     */
     list(q: RequestLogQuery): Promise<RequestLogRow[]> {
-      const where: (SQL | undefined)[] = [];
-      if (q.visibleTo) {
-        // A row is the caller's when its key is the caller's, or when every customer it was made for
-        // is one the caller acts for (a key for customers A and B does not show A's key B's
-        // requests) and the caller holds every scope of the key that made it (a price-only key does
-        // not read the invoice reports another key fetched).
-        const { customerNrs: nrs, scopes } = q.visibleTo;
-        where.push(
-          or(
-            eq(requestLog.keyId, q.visibleTo.keyId),
-            nrs.length > 0
-              ? sql`(cardinality(${requestLog.customerNrs}) > 0 and ${requestLog.customerNrs} <@ ${textArray(nrs)}
-                     and ${requestLog.scopes} <@ ${textArray(scopes)})`
-              : undefined,
-          ),
-        );
-      }
+      const filters: (SQL | undefined)[] = [];
       if (q.status) {
-        where.push(sql`${requestLog.status} >= ${q.status.from} and ${requestLog.status} < ${q.status.to}`);
+        filters.push(sql`${requestLog.status} >= ${q.status.from} and ${requestLog.status} < ${q.status.to}`);
       }
-      if (q.path) where.push(ilike(requestLog.url, `%${likeEscape(q.path)}%`));
-      if (q.method) where.push(eq(requestLog.method, q.method.toUpperCase()));
-      if (q.before !== undefined) where.push(lt(requestLog.id, q.before));
-      return db
-        .select()
-        .from(requestLog)
-        .where(and(...where))
-        .orderBy(desc(requestLog.id))
-        .limit(q.limit);
+      if (q.path) filters.push(ilike(requestLog.url, `%${likeEscape(q.path)}%`));
+      if (q.method) filters.push(eq(requestLog.method, q.method.toUpperCase()));
+      if (q.before !== undefined) filters.push(lt(requestLog.id, q.before));
+      const page = (visible: SQL | undefined) =>
+        db
+          .select()
+          .from(requestLog)
+          .where(and(visible, ...filters))
+          .orderBy(desc(requestLog.id))
+          .limit(q.limit);
+      if (!q.visibleTo) return page(undefined);
+      const own = page(eq(requestLog.keyId, q.visibleTo.keyId));
+      // A row is also the caller's when every customer it was made for is one the caller acts for
+      // (a key for customers A and B does not show A's key B's requests) and the caller holds every
+      // scope of the key that made it (a price-only key does not read the invoice reports another
+      // key fetched).
+      const { customerNrs: nrs, scopes } = q.visibleTo;
+      if (nrs.length === 0) return own;
+      const theirs = page(
+        sql`(${requestLog.keyId} <> ${q.visibleTo.keyId} and cardinality(${requestLog.customerNrs}) > 0
+             and ${requestLog.customerNrs} <@ ${textArray(nrs)} and ${requestLog.scopes} <@ ${textArray(scopes)})`,
+      );
+      // Disjoint (the second leaves out the key's own rows), so no row twice and no row compared.
+      return unionAll(own, theirs).orderBy(desc(requestLog.id)).limit(q.limit) as unknown as Promise<
+        RequestLogRow[]
+      >;
     },
 
     /** Deletes rows older than `before`; the number deleted. */
