@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { PassThrough } from 'node:stream';
 import { sql } from 'drizzle-orm';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -13,6 +12,7 @@ import {
   pickUp,
   type TestContext,
 } from '../../test/helpers';
+import { turnsWhileRendering } from '../../test/turns';
 import { mulDivHalfUp } from '../lib/units';
 import { decimalText, nokText } from './format';
 import { renderInvoicePdf } from './pdf';
@@ -226,17 +226,9 @@ describe('a domestic-only invoice', () => {
     const document = await ctx.services.invoicing.document(account, invoiceNr);
     const [line] = document.lines;
     if (!line) throw new Error('the invoice has lines');
-    let turns = 0;
-    let running = true;
-    const tick = () => {
-      turns++;
-      if (running) setImmediate(tick);
-    };
-    setImmediate(tick);
-    const out = new PassThrough();
-    out.resume();
-    await renderInvoicePdf({ ...document, lines: Array.from({ length: 400 }, () => line) }, out);
-    running = false;
+    const turns = await turnsWhileRendering((out) =>
+      renderInvoicePdf({ ...document, lines: Array.from({ length: 400 }, () => line) }, out),
+    );
     // Drawn in one go the ticker got no turn until the end; now it gets one every 20 shipments.
     expect(turns).toBeGreaterThanOrEqual(400 / 20);
   });

@@ -3,6 +3,7 @@ import { text } from 'node:stream/consumers';
 import { finished } from 'node:stream/promises';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { describe, expect, test } from 'vitest';
+import { turnsWhileRendering } from '../../test/turns';
 import { parcelBarcode, QUIET_ZONE_MODULES } from './barcode';
 import { formatSscc, isSscc, type LabelModel, toLabelModels } from './model';
 import { renderPdf } from './pdf';
@@ -243,17 +244,7 @@ describe('PDF', () => {
   });
 
   test('lets other work run between pages: a 999-page document does not hold the event loop', async () => {
-    let turns = 0;
-    let running = true;
-    const tick = () => {
-      turns++;
-      if (running) setImmediate(tick);
-    };
-    setImmediate(tick);
-    const out = new PassThrough();
-    out.resume();
-    await renderPdf(toLabelModels(sampleShipment(50)), out);
-    running = false;
+    const turns = await turnsWhileRendering((out) => renderPdf(toLabelModels(sampleShipment(50)), out));
     // Drawn in one go the ticker got no turn until the end; now it gets one a page.
     expect(turns).toBeGreaterThanOrEqual(50);
   });
