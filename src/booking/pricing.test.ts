@@ -46,17 +46,22 @@ interface V3Result {
   Total: number;
 }
 
+/** A domestic shipment of customer 2000 from Oslo to Bergen, delivered to a private person. */
+const osloBergen = {
+  customerNr: '2000',
+  payerCustomerNr: '2000',
+  productCode: '43',
+  fromZip: '0150',
+  toZip: '5003',
+  fromCountry: 'NO',
+  toCountry: 'NO',
+  deliveryType: 0,
+} as const;
+
 describe('booking prices through the same quote', () => {
   test('the frozen price of a shipment equals the calculator’s quote for the same inputs', async () => {
     const frozen = await pricer().priceShipment({
-      customerNr: '2000',
-      payerCustomerNr: '2000',
-      productCode: '43',
-      fromZip: '0150',
-      toZip: '5003',
-      fromCountry: 'NO',
-      toCountry: 'NO',
-      deliveryType: 0,
+      ...osloBergen,
       services: ['16'],
       unitCode: 'KL',
       pickupDate: '2026-11-24',
@@ -92,14 +97,7 @@ describe('booking prices through the same quote', () => {
   test('a pallet shipment is charged by the pallet spaces and loading metres its record shows', async () => {
     const pallet = { weightG: 200_000, lengthCm: 120, heightCm: 100, widthCm: 80, volumeCm3: null };
     const frozen = await pricer().priceShipment({
-      customerNr: '2000',
-      payerCustomerNr: '2000',
-      productCode: '43',
-      fromZip: '0150',
-      toZip: '5003',
-      fromCountry: 'NO',
-      toCountry: 'NO',
-      deliveryType: 0,
+      ...osloBergen,
       services: [],
       unitCode: 'PL',
       pickupDate: '2026-11-24',

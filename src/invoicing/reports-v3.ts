@@ -1,11 +1,11 @@
 import { type Account, assertCanActFor } from '../auth/access';
+import { mapPages } from '../lib/pages';
 import type { InvoicingDeps } from './deps';
 import { invoiceReference } from './format';
 import {
   checkReportQuery,
   type InvoiceQuery,
   invoiceOfCustomer,
-  mapPages,
   type ReportQuery,
   reportPages,
   v2Record,

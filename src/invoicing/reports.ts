@@ -1,5 +1,6 @@
 import { type Account, assertCanActFor, canActFor } from '../auth/access';
 import { notFound, Violations } from '../lib/errors';
+import { keysetPages, mapPages } from '../lib/pages';
 import { cm3ToDm3, gramsToKg, mulDivHalfUp, parseScaled, toDecimal } from '../lib/units';
 import { daysBetween } from '../schedule/calendar';
 import {
@@ -45,28 +46,21 @@ type ReportLinesQuery = Omit<
  * shipment, invoice), each page one indexed statement after the last line of the page before: a
  * year's report of a busy customer is read and written in pieces (see `answerArrayPages`).
  */
-export async function* reportPages(
+export function reportPages(
   deps: Pick<InvoicingDeps, 'db' | 'booking'>,
   q: ReportLinesQuery,
   pageSize = REPORT_PAGE_SIZE,
 ): AsyncGenerator<{ line: InvoiceShipmentRow; invoice: InvoiceRow }[]> {
-  let after: ReportLineKey | undefined;
-  for (;;) {
-    const rows = await createInvoicingStore(deps.db).reportLines({ ...q, after, limit: pageSize });
-    yield await withDeliveries(deps.booking, rows);
-    const last = rows.at(-1);
-    if (rows.length < pageSize || !last) return;
-    after = {
-      pickupDate: last.line.pickupDate,
-      shipmentId: last.line.shipmentId,
-      invoiceNr: last.invoice.invoiceNr,
-    };
-  }
-}
-
-/** Each page of `pages` mapped by `f`. */
-export async function* mapPages<T, U>(pages: AsyncIterable<T[]>, f: (item: T) => U): AsyncGenerator<U[]> {
-  for await (const page of pages) yield page.map(f);
+  return keysetPages(
+    async (after: ReportLineKey | undefined, limit) =>
+      withDeliveries(deps.booking, await createInvoicingStore(deps.db).reportLines({ ...q, after, limit })),
+    ({ line, invoice }) => ({
+      pickupDate: line.pickupDate,
+      shipmentId: line.shipmentId,
+      invoiceNr: invoice.invoiceNr,
+    }),
+    pageSize,
+  );
 }
 
 export function interval(
@@ -203,8 +197,7 @@ export function createInvoiceReports({
   db,
   seller,
   booking,
-  reportPageSize,
-}: Pick<InvoicingDeps, 'db' | 'seller' | 'booking'> & { reportPageSize?: number }) {
+}: Pick<InvoicingDeps, 'db' | 'seller' | 'booking'>) {
   return {
     /** `GET /v1/InvoiceGetInvoiceReport`: one record per invoiced shipment of the payer in its role. */
     async reportV1(account: Account, q: ReportQuery) {
@@ -220,7 +213,6 @@ export function createInvoiceReports({
           pickupTerminal: q.PickupTerminal?.trim() || undefined,
           deliveryTerminal: q.DeliveryTerminal?.trim() || undefined,
         },
-        reportPageSize,
       );
       return mapPages(pages, ({ line, invoice }) => {
         const f = line.facts;
@@ -277,7 +269,7 @@ export function createInvoiceReports({
     async reportV2(account: Account, q: ReportQuery) {
       const { customerNr, role, from, to } = checkReportQuery(q);
       assertCanActFor(account, customerNr);
-      const pages = reportPages({ db, booking }, { customerNr, role, from, to }, reportPageSize);
+      const pages = reportPages({ db, booking }, { customerNr, role, from, to });
       return mapPages(pages, ({ line, invoice }) => v2Record(line, invoice));
     },
 

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { answeredNotModified, contentTag } from '../http/conditional';
 import { rulesOf } from '../http/domain-rules';
-import { answerArrayPages, itemSerializer } from '../http/json-stream';
+import { answerArrayPages } from '../http/json-stream';
 import { authErrors, problemResponses } from '../http/schemas';
 import { checkInvoiceListQuery, type InvoiceListQuery as InvoiceListParams } from './invoice-list';
 import { renderInvoicePdf } from './pdf';
@@ -59,7 +59,7 @@ export const invoicingRoutes: FastifyPluginAsyncTypebox<{ invoicing: InvoicingSe
         request,
         reply,
         await invoicing.reportV1(request.account, request.query),
-        itemSerializer(reply, InvoiceReportV1),
+        InvoiceReportV1,
       ),
   );
 
@@ -79,7 +79,7 @@ export const invoicingRoutes: FastifyPluginAsyncTypebox<{ invoicing: InvoicingSe
         request,
         reply,
         await invoicing.reportV2(request.account, request.query),
-        itemSerializer(reply, InvoiceReportV2),
+        InvoiceReportV2,
       ),
   );
 
@@ -106,7 +106,7 @@ export const invoicingRoutes: FastifyPluginAsyncTypebox<{ invoicing: InvoicingSe
           request,
           reply,
           await invoicing.reportV3(request.account, request.query),
-          itemSerializer(reply, InvoiceReportV3),
+          InvoiceReportV3,
         ),
     );
   }

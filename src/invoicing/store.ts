@@ -1,4 +1,4 @@
-import { and, asc, between, eq, sql } from 'drizzle-orm';
+import { and, asc, between, count, eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import { invoiceNumbers, invoiceRuns, invoiceShipments, invoices } from './tables';
 
@@ -63,13 +63,11 @@ export function createInvoicingStore(db: DbOrTx) {
     /** The invoices and credit notes a customer pays, dated in [from, to], with their shipment counts. */
     async invoicesOf(customerNr: string, from: string, to: string) {
       return db
-        .select({
-          invoice: invoices,
-          // Qualified by hand: drizzle writes a column of the one selected table unqualified.
-          shipments: sql<number>`(select count(*)::int from invoice_shipments s where s.invoice_nr = "invoices"."invoice_nr")`,
-        })
+        .select({ invoice: invoices, shipments: count(invoiceShipments.shipmentId) })
         .from(invoices)
+        .leftJoin(invoiceShipments, eq(invoiceShipments.invoiceNr, invoices.invoiceNr))
         .where(and(eq(invoices.customerNr, customerNr), between(invoices.invoiceDate, from, to)))
+        .groupBy(invoices.invoiceNr)
         .orderBy(asc(invoices.invoiceNr));
     },
 

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { OSLO_DATETIME } from '../http/binding';
 import { rulesOf } from '../http/domain-rules';
-import { itemSerializer, jsonArrayStream } from '../http/json-stream';
+import { sendArrayPages } from '../http/json-stream';
 import { authErrors, Nullable, problemResponses } from '../http/schemas';
 import { checkListingQuery, type ListingQuery, type ListingService } from './service';
 
@@ -61,13 +61,6 @@ export const listingRoutes: FastifyPluginAsyncTypebox<{ listing: ListingService 
       },
     },
     async (request, reply) =>
-      reply
-        .type('application/json; charset=utf-8')
-        .send(
-          await jsonArrayStream(
-            listing.list(request.account, request.query),
-            itemSerializer(reply, ShipmentListRecord),
-          ),
-        ),
+      sendArrayPages(reply, listing.list(request.account, request.query), ShipmentListRecord),
   );
 };

@@ -3,6 +3,7 @@ import { displayName } from '../booking/addresses';
 import type { BookingService } from '../booking/service';
 import { Violations } from '../lib/errors';
 import { formatOslo } from '../lib/oslo-time';
+import { keysetPages, mapPages } from '../lib/pages';
 import { gramsToKg } from '../lib/units';
 import { dateOfDateTime, daysBetween } from '../schedule/calendar';
 
@@ -128,16 +129,14 @@ export function createListingService({ booking, pageSize = LISTING_PAGE_SIZE }: 
       const { from, to, zip } = checkListingQuery(q);
       if (!from || !to || !zip) throw new Error('checked query'); // unreachable: checked whole
       const query = { customerNr: String(q.customerid), pickupZip: zip, from, to };
-      return (async function* pages() {
-        let after: { pickupDate: string; id: string } | undefined;
-        for (;;) {
-          const rows = await booking.listed({ ...query, after, limit: pageSize });
-          yield rows.map(record);
-          const last = rows.at(-1);
-          if (rows.length < pageSize || !last?.pickupDate) return;
-          after = { pickupDate: last.pickupDate, id: last.id };
-        }
-      })();
+      const pages = keysetPages(
+        (after: { pickupDate: string; id: string } | undefined, limit) =>
+          booking.listed({ ...query, after, limit }),
+        // Listed by pickup date, so every row has one.
+        (row) => ({ pickupDate: row.pickupDate as string, id: row.id }),
+        pageSize,
+      );
+      return mapPages(pages, record);
     },
   };
 }

@@ -41,6 +41,8 @@ beforeAll(async () => {
 afterAll(() => ctx.close());
 
 const get = (url: string, k = key) => ctx.app.inject({ url, headers: bearer(k) });
+const deleteTariff = (validFrom: string) =>
+  ctx.app.inject({ method: 'DELETE', url: `/admin/tariffs/${validFrom}`, headers: bearer(ADMIN_KEY) });
 const qs = (params: Record<string, string | number | (string | number)[]>) =>
   Object.entries(params)
     .flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((x) => `${k}=${encodeURIComponent(String(x))}`))
@@ -640,11 +642,7 @@ describe('tariff administration', () => {
     expect(list.map((v) => v.ValidFrom)).toEqual(['2026-01-01', '2027-01-01']);
     const read = await get('/admin/tariffs/2027-01-01', ADMIN_KEY);
     expect(read.json()).toMatchObject({ ValidFrom: '2027-01-01', EnergyPercent: '12.50' });
-    const del = await ctx.app.inject({
-      method: 'DELETE',
-      url: '/admin/tariffs/2027-01-01',
-      headers: bearer(ADMIN_KEY),
-    });
+    const del = await deleteTariff('2027-01-01');
     expect(del.statusCode).toBe(204);
     expect(costs(json<V3Result>(await v3({ Weight: 25, PickupDate: '2027-01-04' }))).ENERGY).toBe(44.71);
   });
@@ -675,11 +673,7 @@ describe('tariff administration', () => {
     next.Services.Z9 = '10.00';
     const res = await put(next);
     expect(res.statusCode, res.body).toBe(200);
-    const deleted = await ctx.app.inject({
-      method: 'DELETE',
-      url: '/admin/tariffs/2028-01-01',
-      headers: bearer(ADMIN_KEY),
-    });
+    const deleted = await deleteTariff('2028-01-01');
     expect(deleted.statusCode).toBe(204);
   });
 
@@ -731,11 +725,7 @@ describe('tariff administration', () => {
     expect(Object.keys(next.Products)).not.toContain('EP');
     const res = await put(next);
     expect(res.statusCode, res.body).toBe(200);
-    const del = await ctx.app.inject({
-      method: 'DELETE',
-      url: '/admin/tariffs/2028-01-01',
-      headers: bearer(ADMIN_KEY),
-    });
+    const del = await deleteTariff('2028-01-01');
     expect(del.statusCode).toBe(204);
   });
 
@@ -773,24 +763,21 @@ describe('tariff administration', () => {
     expect(list.map((v) => v.ValidFrom)).not.toContain('2026-11-22');
   });
 
-  const del = (validFrom: string) =>
-    ctx.app.inject({ method: 'DELETE', url: `/admin/tariffs/${validFrom}`, headers: bearer(ADMIN_KEY) });
-
   test('a version is not deleted when no tariff would be in force today, nor by two deletes at once', async () => {
     const next = structuredClone(shipped);
     next.ValidFrom = '2027-01-01';
     expect((await put(next)).statusCode).toBe(200);
     // Today (2026-11-23) only 2026-01-01 is in force: without it nothing prices until 2027.
-    const inForce = await del('2026-01-01');
+    const inForce = await deleteTariff('2026-01-01');
     expect(inForce.statusCode).toBe(409);
     expect(inForce.json().detail).toBe(
       'Without this version no tariff is in force today (2026-11-23); the next starts 2027-01-01.',
     );
-    const both = await Promise.all([del('2026-01-01'), del('2027-01-01')]);
+    const both = await Promise.all([deleteTariff('2026-01-01'), deleteTariff('2027-01-01')]);
     expect(both.map((r) => r.statusCode).sort()).toEqual([204, 409]);
     const list = json<{ ValidFrom: string }[]>(await get('/admin/tariffs', ADMIN_KEY));
     expect(list.map((v) => v.ValidFrom)).toEqual(['2026-01-01']);
-    expect((await del('2026-01-01')).statusCode).toBe(409);
+    expect((await deleteTariff('2026-01-01')).statusCode).toBe(409);
   });
 
   test("a version an admin put is the operator's: a release that changes its shipped file does not overwrite it", async () => {

@@ -167,12 +167,8 @@ export function createTariffAdmin({ db, catalog, terminals, tariffs, rates, toda
       for (const { validFrom, content } of stored.filter((r) => r === current || r.validFrom > date)) {
         for (const gap of priceGaps(content, next.Products)) {
           if (gap.service !== undefined && !defined.has(gap.service)) continue;
-          const field =
-            gap.service === undefined
-              ? gap.field
-              : `Services[${next.Products[gap.index]?.Services.indexOf(gap.service)}]`;
           v.check(
-            `Products[${gap.index}].${field}`,
+            `Products[${gap.index}].${gap.field}`,
             false,
             `${gap.message} in the tariff valid from ${validFrom}.`,
           );

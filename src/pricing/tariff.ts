@@ -341,7 +341,8 @@ export interface PriceGap {
   product: string;
   /** The product's place in the list given to `priceGaps`. */
   index: number;
-  field: 'ProductCode' | 'VolumeFactorKgPerDm3' | 'Services';
+  /** The product's field in the catalogue: `Services[2]` for its third service. */
+  field: 'ProductCode' | 'VolumeFactorKgPerDm3' | `Services[${number}]`;
   service?: string;
   message: string;
 }
@@ -390,14 +391,14 @@ export function priceGaps(doc: TariffDocument, products: PricedNetwork['products
         });
       }
     }
-    for (const service of product.Services) {
+    for (const [j, service] of product.Services.entries()) {
       if (product.International && service === DANGEROUS_GOODS_SERVICE) continue;
       if (Object.hasOwn(product.International ? (intl?.Services ?? {}) : doc.Services, service)) continue;
       gaps.push({
         path: product.International ? path('International', 'Services', service) : path('Services', service),
         product: code,
         index,
-        field: 'Services',
+        field: `Services[${j}]`,
         service,
         message: `Service ${service} has no ${product.International ? 'international ' : ''}price`,
       });
