@@ -1,4 +1,4 @@
-// `npm run sdk:generate`: regenerates sdk/src/schema.d.ts from the served OpenAPI document.
+// `npm run sdk:generate`: regenerates sdk/src/schema.ts from the served OpenAPI document.
 import { writeFileSync } from 'node:fs';
 import { GENERATED_FILE, generateSchemaTypes } from '../sdk/generate';
 import { servedDocument } from './openapi';

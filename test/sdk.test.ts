@@ -1,5 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { GENERATED_FILE, generateSchemaTypes } from '../sdk/generate';
 import { createKolliClient, type KolliClient, KolliError, orThrow, retryAfterMs } from '../sdk/src/index';
@@ -28,6 +31,36 @@ afterAll(() => ctx.close());
 test('the committed SDK is what the served document generates (run `npm run sdk:generate`)', async () => {
   const document = (await ctx.app.inject({ url: '/openapi.json' })).json();
   expect(readFileSync(GENERATED_FILE, 'utf8')).toBe(await generateSchemaTypes(document));
+});
+
+test('the SDK builds to JavaScript and declarations that plain Node loads where its package.json points', () => {
+  // Integrators install the SDK from a checkout; its `prepare` builds dist/ with sdk/tsconfig.json.
+  const outDir = 'var/sdk-build-test';
+  rmSync(outDir, { recursive: true, force: true });
+  execFileSync(process.execPath, [
+    'node_modules/typescript/bin/tsc',
+    '-p',
+    'sdk/tsconfig.json',
+    '--outDir',
+    outDir,
+  ]);
+  const manifest = JSON.parse(readFileSync('sdk/package.json', 'utf8'));
+  const built = (file: string) => join(outDir, file.replace(/^\.\/dist\//, ''));
+  expect(existsSync(built(manifest.exports['.'].types))).toBe(true);
+  const exported = execFileSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `const m = await import(${JSON.stringify(pathToFileURL(built(manifest.exports['.'].default)).href)});
+       console.log(Object.keys(m).sort().join(','));`,
+    ],
+    { encoding: 'utf8' },
+  );
+  expect(exported.trim().split(',')).toEqual(
+    expect.arrayContaining(['createKolliClient', 'KolliError', 'orThrow']),
+  );
+  rmSync(outDir, { recursive: true, force: true });
 });
 
 describe('through the SDK', () => {
