@@ -25,6 +25,21 @@ const NOWHERE: Place = { terminal: null, countyCode: null };
 
 /** A 120×80 cm pallet's floor, in cm². */
 const PALLET_CM2 = 120 * 80;
+/** At most this many shipment ids in an `invoice.issued` event (about 20 KB of them). */
+const EVENT_SHIPMENT_IDS = 1000;
+
+/**
+ * The shipments an `invoice.issued` event names: the first 1 000, their count and whether that is
+ * all of them. Capped so a big payer's event stays within common webhook receivers' body limits (the
+ * whole list of 90 000 was 1.9 MB); `GetInvoiceDetails` has every line.
+ */
+export function eventShipments(ids: readonly string[]) {
+  return {
+    ShipmentIds: ids.slice(0, EVENT_SHIPMENT_IDS),
+    ShipmentCount: ids.length,
+    ShipmentIdsTruncated: ids.length > EVENT_SHIPMENT_IDS,
+  };
+}
 
 export function createInvoiceIssuer(deps: InvoicingDeps) {
   const { db } = deps;
@@ -164,7 +179,7 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
         TotalKr: kr(totalOre),
         IsCreditNote: invoice.isCredit,
         CreditsInvoiceNr: invoice.creditsInvoiceNr ?? null,
-        ShipmentIds: lines.map((l) => l.shipmentId),
+        ...eventShipments(lines.map((l) => l.shipmentId)),
       },
     };
     await emitEvents(tx, [event]);

@@ -115,5 +115,10 @@ test('booking, scans and invoicing reach the registrations of the parcel, the sh
   const publishedEvent = delivered.find((d) => d.path === '/shipment' && d.type === 'shipment.published');
   expect(publishedEvent?.data).toMatchObject({ CustomerNr: '1000', ShipmentId, ParcelIds });
   const invoice = delivered.find((d) => d.type === 'invoice.issued');
-  expect(invoice?.data).toMatchObject({ CustomerNr: '1000', ShipmentIds: [ShipmentId] });
+  expect(invoice?.data).toMatchObject({
+    CustomerNr: '1000',
+    ShipmentIds: [ShipmentId],
+    ShipmentCount: 1,
+    ShipmentIdsTruncated: false,
+  });
 });
