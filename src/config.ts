@@ -12,7 +12,12 @@ const ConfigSchema = Type.Object({
   host: Type.String({ minLength: 1 }),
   databaseUrl: Type.Union([Type.String({ pattern: '^postgres(ql)?://' }), Type.Null()]),
   dataDir: Type.String({ minLength: 1 }),
-  /** PostgreSQL: a query unanswered this long fails as an outage (503); 0 waits forever. */
+  /** PostgreSQL: the server cancels a statement running this long (`statement_timeout`; 503); 0: never. */
+  databaseStatementTimeoutMs: Type.Integer({ minimum: 0 }),
+  /**
+   * PostgreSQL: a query unanswered this long fails as an outage (503), the last resort for a server
+   * that stopped answering; 0 waits forever. Longer than the statement timeout.
+   */
   databaseQueryTimeoutMs: Type.Integer({ minimum: 0 }),
   adminKey: Type.Union([Type.String({ minLength: 16 }), Type.Null()]),
   tokenSecret: Type.Union([Type.String({ minLength: 32 }), Type.Null()]),
@@ -103,13 +108,20 @@ const list = (v: string | undefined) =>
 export function loadConfig(env: Env = process.env): Config {
   const production = blank(env.NODE_ENV) === 'production';
   const requestLogFlag = blank(env.KOLLI_REQUEST_LOG);
+  const statementTimeoutMs = int(env.KOLLI_DB_STATEMENT_TIMEOUT_MS, 15_000);
   const candidate = {
     nodeEnv: blank(env.NODE_ENV) ?? 'development',
     port: int(env.PORT, 8080),
     host: blank(env.HOST) ?? '0.0.0.0',
     databaseUrl: blank(env.DATABASE_URL) ?? null,
     dataDir: resolve(blank(env.KOLLI_DATA_DIR) ?? './var'),
-    databaseQueryTimeoutMs: int(env.KOLLI_DB_QUERY_TIMEOUT_MS, 15_000),
+    databaseStatementTimeoutMs: statementTimeoutMs,
+    // The server's own cancel comes first; this client-side timer fires only when the server does not
+    // answer at all (a black-holed connection), or a blocked event loop delays the answer's reading.
+    databaseQueryTimeoutMs: int(
+      env.KOLLI_DB_QUERY_TIMEOUT_MS,
+      statementTimeoutMs > 0 ? statementTimeoutMs + 5_000 : 20_000,
+    ),
     adminKey: blank(env.KOLLI_ADMIN_KEY) ?? null,
     tokenSecret: blank(env.KOLLI_TOKEN_SECRET) ?? null,
     tokenTtlSeconds: int(env.KOLLI_TOKEN_TTL_SECONDS, 3600),
@@ -165,6 +177,9 @@ export function loadConfig(env: Env = process.env): Config {
     candidate.adminKey && /[.\s]/.test(candidate.adminKey)
       ? 'adminKey: KOLLI_ADMIN_KEY must not hold a dot or white space (a dot marks an access token)'
       : null,
+    queryTimeoutTooShort(candidate.databaseStatementTimeoutMs, candidate.databaseQueryTimeoutMs)
+      ? 'databaseQueryTimeoutMs: KOLLI_DB_QUERY_TIMEOUT_MS must be longer than KOLLI_DB_STATEMENT_TIMEOUT_MS (or 0), so the server cancels a slow statement before the client gives up on it'
+      : null,
     isOrgNr(seller.orgNr) ? null : 'seller.orgNr: KOLLI_SELLER_ORG_NR fails its MOD11 check digit',
     isBankAccount(seller.bankAccount)
       ? null
@@ -180,6 +195,13 @@ export function loadConfig(env: Env = process.env): Config {
   }
   return Object.freeze(candidate);
 }
+
+/**
+ * A client-side timeout that would fire before the server's cancel abandons the statement still
+ * running on the server, holding its locks, and reports a slow query as an unreachable database.
+ */
+const queryTimeoutTooShort = (statementMs: number, queryMs: number) =>
+  statementMs > 0 && queryMs > 0 && queryMs <= statementMs;
 
 export const isProduction = (config: Config) => config.nodeEnv === 'production';
 

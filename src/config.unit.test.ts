@@ -35,6 +35,28 @@ describe('loadConfig', () => {
     expect(loadConfig({ KOLLI_INVOICE_CRON: '0 2 * * *' }).invoiceCron).toBe('0 2 * * *');
   });
 
+  test('database timeouts: the server cancels at the statement timeout, the client gives up 5 s later', () => {
+    expect(loadConfig({})).toMatchObject({
+      databaseStatementTimeoutMs: 15_000,
+      databaseQueryTimeoutMs: 20_000,
+    });
+    expect(loadConfig({ KOLLI_DB_STATEMENT_TIMEOUT_MS: '60000' })).toMatchObject({
+      databaseStatementTimeoutMs: 60_000,
+      databaseQueryTimeoutMs: 65_000,
+    });
+    expect(loadConfig({ KOLLI_DB_STATEMENT_TIMEOUT_MS: '0' }).databaseQueryTimeoutMs).toBe(20_000);
+    expect(
+      loadConfig({ KOLLI_DB_STATEMENT_TIMEOUT_MS: '0', KOLLI_DB_QUERY_TIMEOUT_MS: '100' })
+        .databaseQueryTimeoutMs,
+    ).toBe(100);
+    expect(loadConfig({ KOLLI_DB_QUERY_TIMEOUT_MS: '0' }).databaseQueryTimeoutMs).toBe(0);
+    // A client timer that fires first leaves the statement running on the server, holding its locks.
+    expect(() => loadConfig({ KOLLI_DB_QUERY_TIMEOUT_MS: '15000' })).toThrow(
+      /KOLLI_DB_QUERY_TIMEOUT_MS must be longer than KOLLI_DB_STATEMENT_TIMEOUT_MS/,
+    );
+    expect(() => loadConfig({ KOLLI_DB_STATEMENT_TIMEOUT_MS: '-1' })).toThrow(/databaseStatementTimeoutMs/);
+  });
+
   test('the seller on invoices: sandbox defaults with valid MOD11 numbers, or the configured ones, checked', () => {
     expect(loadConfig({}).seller).toEqual({
       name: 'Kolli Sandbox AS',

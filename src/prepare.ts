@@ -9,6 +9,7 @@ export const openConfiguredDatabase = (config: Config) =>
     url: config.databaseUrl,
     dataDir: config.dataDir,
     queryTimeoutMs: config.databaseQueryTimeoutMs,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
   });
 
 /**

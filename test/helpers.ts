@@ -10,7 +10,7 @@ import { expect, inject } from 'vitest';
 import { buildApp, createServices, type Services } from '../src/app';
 import type { Scope } from '../src/auth/access';
 import { type Config, loadConfig } from '../src/config';
-import { type Database, openDatabase } from '../src/db/client';
+import { type Database, type OpenOptions, openDatabase } from '../src/db/client';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789abcdef';
 
@@ -24,7 +24,9 @@ const withDatabase = (url: string, name: string) => {
  * A fresh, migrated database with the shipped reference data for one test file: PGlite loaded from
  * the run's dump, or (KOLLI_TEST_DB=postgres) a PostgreSQL database copied from the run's template.
  */
-export async function createTestDatabase(): Promise<Database & { dispose(): Promise<void> }> {
+export async function createTestDatabase(
+  settings: Pick<OpenOptions, 'statementTimeoutMs'> = {},
+): Promise<Database & { dispose(): Promise<void> }> {
   if (process.env.KOLLI_TEST_DB === 'postgres') {
     const url = process.env.TEST_DATABASE_URL;
     const template = inject('postgresTemplate');
@@ -34,7 +36,12 @@ export async function createTestDatabase(): Promise<Database & { dispose(): Prom
     await admin.connect();
     await admin.query(`create database ${name} template ${template}`);
     await admin.end();
-    const database = await openDatabase({ url: withDatabase(url, name), dataDir: null, poolSize: 10 });
+    const database = await openDatabase({
+      url: withDatabase(url, name),
+      dataDir: null,
+      poolSize: 10,
+      ...settings,
+    });
     return {
       ...database,
       async dispose() {
@@ -81,7 +88,9 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestCo
     KOLLI_MAX_EVENT_LOOP_DELAY_MS: '10000',
     ...options.env,
   });
-  const database = await createTestDatabase();
+  // The server's statement timeout as configured; not the client-side query timeout, a timer that a
+  // busy test machine's event loop would fire late or early.
+  const database = await createTestDatabase({ statementTimeoutMs: config.databaseStatementTimeoutMs });
   const services = createServices(database, config, { clock: options.clock });
   const app = await buildApp({
     config,

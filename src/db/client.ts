@@ -41,12 +41,14 @@ export interface OpenOptions {
   poolSize?: number;
   /** PostgreSQL: a query unanswered this long fails as an outage; 0 waits forever. */
   queryTimeoutMs?: number;
+  /** PostgreSQL: the server cancels a statement running this long (`statement_timeout`); 0: never. */
+  statementTimeoutMs?: number;
   /** Extra PGlite options (tests start from a migrated dump with `loadDataDir`). */
   pglite?: PGliteOptions;
 }
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
-  if (options.url) return openPostgres(options.url, options.poolSize ?? 10, options.queryTimeoutMs ?? 0);
+  if (options.url) return openPostgres(options.url, options);
   const dataDir = options.dataDir === null ? undefined : join(options.dataDir, 'pgdata');
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const unlock = options.dataDir === null ? () => {} : lockDataDir(options.dataDir);
@@ -67,11 +69,15 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   };
 }
 
-function openPostgres(url: string, max: number, queryTimeoutMs: number): Database {
+function openPostgres(url: string, options: OpenOptions): Database {
+  const { poolSize = 10, queryTimeoutMs = 0, statementTimeoutMs = 0 } = options;
   const pool = new pg.Pool({
     connectionString: url,
-    max,
+    max: poolSize,
     connectionTimeoutMillis: 5000,
+    // Sent with the connection's start-up parameters (no statement of its own): the server cancels a
+    // statement past it (SQLSTATE 57014, a 503), freeing its locks and its connection at once.
+    ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
     // A server that stops answering without closing the connection (a black-holed network) fails
     // the query after this long, as an outage (503), instead of holding the request forever.
     ...(queryTimeoutMs > 0 ? { query_timeout: queryTimeoutMs } : {}),

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { DomainError } from '../lib/errors';
 import { allViolations } from './domain-rules';
-import { isDatabaseUnavailable } from './faults';
+import { isDatabaseUnavailable, isStatementCancelled } from './faults';
 import { sendDomainError, sendProblem } from './problem';
 import { validationErrors } from './validation';
 
@@ -89,6 +89,11 @@ export function installErrorHandling(app: FastifyInstance): void {
       request.log.warn({ err: error }, 'database unavailable');
       reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
       return sendProblem(reply, 503, { detail: 'The database is not reachable; try again shortly.' });
+    }
+    if (isStatementCancelled(error)) {
+      request.log.warn({ err: error }, 'database statement cancelled (statement timeout)');
+      reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
+      return sendProblem(reply, 503, { detail: 'The database did not answer in time; try again shortly.' });
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {

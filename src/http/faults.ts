@@ -38,20 +38,34 @@ const UNAVAILABLE_MESSAGE =
 
 type ErrorLike = { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown; syscall?: unknown };
 
-/** True when the error, or any error it wraps (`cause`, `AggregateError.errors`), is a database outage. */
-export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
+/** True when the error or any error it wraps (`cause`, `AggregateError.errors`) passes `test`. */
+function anyWrapped(error: unknown, test: (e: ErrorLike) => boolean, depth = 0): boolean {
   if (!error || typeof error !== 'object' || depth > 8) return false;
   const e = error as ErrorLike;
+  if (test(e)) return true;
+  if (Array.isArray(e.errors) && e.errors.some((x) => anyWrapped(x, test, depth + 1))) return true;
+  return anyWrapped(e.cause, test, depth + 1);
+}
+
+function isUnavailable(e: ErrorLike): boolean {
   if (typeof e.code === 'string' && (NETWORK_CODES.has(e.code) || UNAVAILABLE_SQLSTATE.test(e.code))) {
     return true;
   }
   // A Unix socket whose server stopped is gone: connecting to it fails with ENOENT.
   if (e.code === 'ENOENT' && e.syscall === 'connect') return true;
   if (e.code === '55000' && typeof e.message === 'string' && NOT_ACCEPTING.test(e.message)) return true;
-  if (typeof e.message === 'string' && UNAVAILABLE_MESSAGE.test(e.message)) return true;
-  if (Array.isArray(e.errors) && e.errors.some((x) => isDatabaseUnavailable(x, depth + 1))) return true;
-  return isDatabaseUnavailable(e.cause, depth + 1);
+  return typeof e.message === 'string' && UNAVAILABLE_MESSAGE.test(e.message);
 }
+
+/** True when the error, or any error it wraps, is a database outage. */
+export const isDatabaseUnavailable = (error: unknown): boolean => anyWrapped(error, isUnavailable);
+
+/**
+ * True when the server cancelled the statement (SQLSTATE 57014): it ran past
+ * `KOLLI_DB_STATEMENT_TIMEOUT_MS`, or an operator cancelled it. Not the request's fault and not a
+ * bug of the code: an overloaded or locked database, answered 503 so the client tries again.
+ */
+export const isStatementCancelled = (error: unknown): boolean => anyWrapped(error, (e) => e.code === '57014');
 
 /** What of a PostgreSQL error may be logged: where and why, never the values. */
 const SAFE_FIELDS = ['code', 'severity', 'routine', 'table', 'column', 'constraint', 'schema'] as const;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { isDatabaseUnavailable, serializeError } from './faults';
+import { isDatabaseUnavailable, isStatementCancelled, serializeError } from './faults';
 
 const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
 /** How Drizzle wraps a failed query: the SQL and its parameters in the message, the driver's error as cause. */
@@ -51,8 +51,22 @@ describe('isDatabaseUnavailable', () => {
       drizzle(withCode('bind message has 4464 parameter formats but 0 parameters', '08P01')),
     ],
     ['not an error', 'ECONNREFUSED'],
+    [
+      'a cancelled statement (57014), answered on its own',
+      drizzle(withCode('canceling statement due to statement timeout', '57014')),
+    ],
   ])('%s is not', (_name, error) => {
     expect(isDatabaseUnavailable(error)).toBe(false);
+  });
+});
+
+describe('isStatementCancelled', () => {
+  test('a statement the server cancelled (57014), as Drizzle wraps it', () => {
+    expect(
+      isStatementCancelled(drizzle(withCode('canceling statement due to statement timeout', '57014'))),
+    ).toBe(true);
+    expect(isStatementCancelled(drizzle(withCode('duplicate key value', '23505')))).toBe(false);
+    expect(isStatementCancelled(new Error('Query read timeout'))).toBe(false);
   });
 });
 
