@@ -204,6 +204,29 @@ describe('retention', () => {
       expect(page.Entries.map((e) => e.Path)).toEqual(['/other', '/new/5', '/new/4', '/new/3']);
       now = new Date('2026-03-02T11:20:00Z');
       expect(await app.services.requestLog.prune()).toEqual({ aged: 3, beyond: 0 });
+
+      // Several keys, their rows interleaved: each keeps exactly its own newest three.
+      const made: Record<string, string[]> = { a: [], k1: [], zz: [] };
+      const counts: Record<string, number> = { a: 6, k1: 3, zz: 5 };
+      for (let i = 0; i < 6; i++) {
+        for (const key of Object.keys(made)) {
+          if (i >= (counts[key] ?? 0)) continue;
+          const url = `/${key}/${i}`;
+          made[key]?.push(url);
+          capture(new Date(now.getTime() - 60_000 + i * 1000), key, url);
+        }
+      }
+      await app.services.requestLog.flush();
+      expect(await app.services.requestLog.prune()).toEqual({ aged: 0, beyond: 3 + 0 + 2 });
+      const left = await app.services.requestLog.list(
+        { keyId: 'admin', name: 'a', scopes: new Set(['admin']), customerNrs: new Set() },
+        {},
+      );
+      for (const [key, urls] of Object.entries(made)) {
+        const kept = left.Entries.map((e) => e.Path).filter((p) => p.startsWith(`/${key}/`));
+        expect(kept).toEqual(urls.slice(-3).reverse());
+      }
+      expect(await app.services.requestLog.prune()).toEqual({ aged: 0, beyond: 0 });
     } finally {
       await app.close();
     }
