@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { PassThrough } from 'node:stream';
 import { sql } from 'drizzle-orm';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import PDFDocument from 'pdfkit';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { osloBergenBooking, toGothenburg } from '../../test/factories';
 import {
@@ -13,9 +15,10 @@ import {
   type TestContext,
 } from '../../test/helpers';
 import { turnsWhileRendering } from '../../test/turns';
+import { registerFonts } from '../lib/pdf-fonts';
 import { mulDivHalfUp } from '../lib/units';
 import { decimalText, nokText } from './format';
-import { renderInvoicePdf } from './pdf';
+import { forgetWordLayouts, renderInvoicePdf } from './pdf';
 import { invoiceShipments, invoices } from './tables';
 
 /**
@@ -216,7 +219,8 @@ describe('a domestic-only invoice', () => {
     expect(pages.at(-1)).toContain(`Side ${pages.length} av ${pages.length}`);
   });
 
-  test('a long invoice lets other work run while it is drawn', async () => {
+  /** The invoice's document with its first line repeated `times` times, in pages of 200. */
+  async function longDocument(times: number) {
     const account = {
       keyId: 'k',
       name: 'admin',
@@ -224,11 +228,76 @@ describe('a domestic-only invoice', () => {
       scopes: new Set(['admin'] as const),
     };
     const document = await ctx.services.invoicing.document(account, invoiceNr);
-    const [line] = document.lines;
+    const [line] = (await document.lines()[Symbol.asyncIterator]().next()).value ?? [];
     if (!line) throw new Error('the invoice has lines');
-    const turns = await turnsWhileRendering((out) =>
-      renderInvoicePdf({ ...document, lines: Array.from({ length: 400 }, () => line) }, out),
+    return {
+      ...document,
+      lines: async function* () {
+        for (let i = 0; i < times; i += 200)
+          yield Array.from({ length: Math.min(200, times - i) }, () => line);
+      },
+    };
+  }
+
+  /** A document whose pages of lines, as read, are counted in `read.pages`. */
+  function counting(document: Awaited<ReturnType<typeof longDocument>>) {
+    const read = { pages: 0 };
+    const lines = async function* () {
+      for await (const page of document.lines()) {
+        read.pages++;
+        yield page;
+      }
+    };
+    return { read, document: { ...document, lines } };
+  }
+
+  test('a long invoice is sent as it is drawn: drawing waits for a client that does not read', async () => {
+    const { read, document } = counting(await longDocument(3000));
+    const out = new PassThrough({ highWaterMark: 16 * 1024 });
+    const rendering = renderInvoicePdf(document, out, 64 * 1024);
+    // Drawn whole, 3 000 shipments take well under this; nothing is read meanwhile. The lines are
+    // read twice (15 pages each): the drawing stops early in the second read.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    expect(read.pages).toBeGreaterThanOrEqual(15);
+    expect(read.pages).toBeLessThan(25);
+    const chunks: Buffer[] = [];
+    out.on('data', (c: Buffer) => chunks.push(c));
+    await rendering;
+    expect(read.pages).toBe(30);
+    const pdf = await getDocument({ data: new Uint8Array(Buffer.concat(chunks)), verbosity: 0 }).promise;
+    const last = (await (await pdf.getPage(pdf.numPages)).getTextContent()).items
+      .map((item) => ('str' in item ? item.str : ''))
+      .join(' ');
+    expect(pdf.numPages).toBeGreaterThan(100);
+    expect(last).toContain(`Side ${pdf.numPages} av ${pdf.numPages}`);
+  });
+
+  test('a client that goes away ends the drawing: the rest of the lines are not read', async () => {
+    const { read, document } = counting(await longDocument(3000));
+    const out = new PassThrough({ highWaterMark: 16 * 1024 });
+    const rendering = renderInvoicePdf(document, out, 64 * 1024);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    out.destroy();
+    await expect(rendering).resolves.toBeUndefined();
+    expect(read.pages).toBeLessThan(25);
+  });
+
+  test("pdfkit's word layouts are where forgetWordLayouts empties them", () => {
+    const pdf = new PDFDocument({ autoFirstPage: true });
+    registerFonts(pdf);
+    pdf.font('regular').text('Sending 70900010000000010');
+    const fonts = Object.values(
+      (pdf as unknown as { _fontFamilies: Record<string, { layoutCache?: object }> })._fontFamilies,
     );
+    expect(fonts.some((f) => f.layoutCache && Object.keys(f.layoutCache).length > 0)).toBe(true);
+    forgetWordLayouts(pdf);
+    for (const f of fonts) expect(Object.keys(f.layoutCache ?? {})).toEqual([]);
+    pdf.end();
+  });
+
+  test('a long invoice lets other work run while it is drawn', async () => {
+    const document = await longDocument(400);
+    const turns = await turnsWhileRendering((out) => renderInvoicePdf(document, out));
     // Drawn in one go the ticker got no turn until the end; now it gets one every 20 shipments.
     expect(turns).toBeGreaterThanOrEqual(400 / 20);
   });

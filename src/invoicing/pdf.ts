@@ -1,15 +1,26 @@
 import type { Writable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import PDFDocument from 'pdfkit';
-import type { Config } from '../config';
 import { formatBankAccount, formatOrgNr } from '../lib/mod11';
 import { type FontName, registerFonts } from '../lib/pdf-fonts';
 import { gramsToKg } from '../lib/units';
 import { COST_CODES } from './cost-codes';
 import { decimalText, nokText, norwegianDate } from './format';
-import type { InvoiceRow, InvoiceShipmentRow } from './store';
+import {
+  A4,
+  HEADER_H,
+  type InvoiceDocument,
+  M,
+  Pager,
+  shipmentRows,
+  survey,
+  totalsHeight,
+  WIDTH,
+} from './pdf-layout';
 import type { InvoicedAddress } from './tables';
-import { EXPORT_EXEMPTION_EN, EXPORT_EXEMPTION_NO, vatByRate, vatSum } from './vat';
+import { EXPORT_EXEMPTION_EN, EXPORT_EXEMPTION_NO } from './vat';
+
+export type { InvoiceDocument } from './pdf-layout';
 
 /**
  * The invoice or credit note as an A4 PDF with what bokføringsforskriften § 5-1-1 asks of a sales
@@ -22,10 +33,6 @@ import { EXPORT_EXEMPTION_EN, EXPORT_EXEMPTION_NO, vatByRate, vatSum } from './v
 type Doc = InstanceType<typeof PDFDocument>;
 type Align = 'left' | 'right';
 
-const A4: [number, number] = [595.28, 841.89];
-const M = 45; // margin
-const WIDTH = A4[0] - 2 * M;
-const BOTTOM = A4[1] - M - 20; // leave room for the footer
 const GREY = '#555';
 const BUYER_W = 230;
 
@@ -56,30 +63,58 @@ function addressLines(a: InvoicedAddress | null): string[] {
   );
 }
 
-/** From the first pickup to the last delivery (planned, when not delivered yet). */
-function deliveryPeriod(lines: InvoiceShipmentRow[]): string {
-  const dates = lines.flatMap((l) => [l.pickupDate, l.facts.DeliveryDate ?? l.pickupDate]).sort();
-  const first = dates[0];
-  const last = dates[dates.length - 1];
-  if (!first || !last) return '–';
-  return first === last ? norwegianDate(first) : `${norwegianDate(first)}–${norwegianDate(last)}`;
-}
-
 /** Shipments drawn between two turns of the event loop (a page holds about twenty). */
 const SHIPMENTS_PER_TURN = 20;
+/** Output held before drawing waits for the client to read it. */
+const HELD_BYTES = 1 << 20;
 
 const vatLabel = (percent: number) => (percent === 0 ? 'fritatt*' : `${percent} %`);
 
-export async function renderInvoicePdf(
-  doc: { invoice: InvoiceRow; lines: InvoiceShipmentRow[]; seller: Config['seller'] },
-  out: Writable,
-) {
-  const { invoice, lines, seller } = doc;
+/** Pages drawn between two clearings of pdfkit's word layouts (`forgetWordLayouts`). */
+const PAGES_PER_LAYOUT_CACHE = 50;
+
+/**
+ * Empties pdfkit's cache of laid-out words. pdfkit keeps every word it has laid out, per font, for
+ * the document's life, and every shipment brings words of its own (ids, references, names): ~1 GB
+ * at 60 000 shipments. Without the cache (`fontLayoutCache: false`) drawing took three times as long,
+ * as the words that do repeat (amounts, dates, cost names) were laid out again each time. pdfkit has
+ * no public way to bound it; `src/invoicing/invoice-pdf.test.ts` fails if these fields move.
+ */
+export function forgetWordLayouts(pdf: Doc): void {
+  const fonts = (pdf as unknown as { _fontFamilies: Record<string, { layoutCache?: object }> })._fontFamilies;
+  for (const font of Object.values(fonts)) if (font.layoutCache) font.layoutCache = Object.create(null);
+}
+
+/**
+ * Resolves when the output has room again: drawing waits while more than `heldBytes` wait to be
+ * read (a slow client), and stops waiting when the client has gone (`out` destroyed).
+ */
+async function roomInOutput(pdf: Doc, out: Writable, heldBytes: number): Promise<void> {
+  while (pdf.readableLength > heldBytes && !out.destroyed) {
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        out.off('drain', done);
+        out.off('close', done);
+        resolve();
+      };
+      out.on('drain', done);
+      out.on('close', done);
+    });
+  }
+}
+
+/**
+ * Draws the document page by page, sending each page as it is finished: the lines are read twice,
+ * a page of them at a time, first to count the pages ("Side n av N" is on every page) and sum the
+ * VAT, then to draw. Memory stays that of a few pages, whatever the invoice's size.
+ */
+export async function renderInvoicePdf(doc: InvoiceDocument, out: Writable, heldBytes = HELD_BYTES) {
+  const { invoice, seller } = doc;
+  const { costLines, groups, period } = await survey(doc.lines);
   const pdf = new PDFDocument({
     size: A4,
     margin: M,
     compress: true,
-    bufferPages: true,
     info: {
       Title: `${seller.name} ${invoice.isCredit ? 'kreditnota' : 'faktura'} ${invoice.invoiceNr}`,
       Creator: 'Kolli',
@@ -88,6 +123,7 @@ export async function renderInvoicePdf(
   registerFonts(pdf);
   const done = new Promise<void>((resolve, reject) => {
     out.on('finish', resolve);
+    out.on('close', resolve);
     out.on('error', reject);
     pdf.on('error', reject);
   });
@@ -127,7 +163,7 @@ export async function renderInvoicePdf(
       String(invoice.invoiceNr),
     ],
     [invoice.isCredit ? 'Dato / Date' : 'Fakturadato / Invoice date', norwegianDate(invoice.invoiceDate)],
-    ['Leveringsperiode / Delivery period', deliveryPeriod(lines)],
+    ['Leveringsperiode / Delivery period', period],
   ];
   if (invoice.creditsInvoiceNr !== null)
     facts.push(['Krediterer faktura / Credits invoice', String(invoice.creditsInvoiceNr)]);
@@ -161,60 +197,11 @@ export async function renderInvoicePdf(
       .lineWidth(0.7)
       .strokeColor('#000')
       .stroke();
-    return at + 16;
+    return at + HEADER_H;
   };
-  /** A new page with the table header when `height` does not fit below `y`. */
-  const room = (height: number, withHeader = true) => {
-    if (y + height <= BOTTOM) return;
-    pdf.addPage();
-    y = withHeader ? header(M) : M;
-  };
-
-  y = header(y + 8);
-  const ROW = 12;
-  for (const [i, line] of lines.entries()) {
-    // An invoice of 50 000 shipments takes a minute to draw: let other requests run meanwhile.
-    if (i % SHIPMENTS_PER_TURN === SHIPMENTS_PER_TURN - 1) await nextTurn();
-    const f = line.facts;
-    // Keep a shipment with its cost lines when they fit on one page.
-    room(ROW * (2 + line.lines.length) + 4);
-    font(pdf, 'bold', 8.5);
-    cell(pdf, `Sending ${line.shipmentId}`, COL.what.x, y, COL.what.w);
-    font(pdf, 'regular', 8.5);
-    cell(pdf, norwegianDate(line.pickupDate), COL.date.x, y, COL.date.w);
-    cell(pdf, String(f.NumberOfParcels), COL.parcels.x, y, COL.parcels.w, 'right');
-    cell(pdf, decimalText(gramsToKg(f.RealWeightG), 1), COL.weight.x, y, COL.weight.w, 'right');
-    cell(pdf, vatLabel(line.lines[0]?.VatPercent ?? 0), COL.vat.x, y, COL.vat.w, 'right');
-    font(pdf, 'bold', 8.5);
-    cell(pdf, nokText(line.totalOre), COL.amount.x, y, COL.amount.w, 'right');
-    y += ROW;
-    const route = `${f.PickupZip ?? '–'} ${f.PickupCountry ?? 'NO'} → ${f.DeliveryZip ?? '–'} ${f.DeliveryCountry ?? 'NO'}`;
-    const delivered = f.DeliveryDate ? `, levert ${norwegianDate(f.DeliveryDate)}` : '';
-    const ref = f.SenderReference ? `, ref. ${f.SenderReference.slice(0, 15)}` : '';
-    font(pdf, 'regular', 7.5, GREY);
-    cell(pdf, `${f.ProductName}, ${route}${delivered}${ref}`, COL.what.x + 10, y, COL.amount.x - M - 14);
-    y += ROW - 1;
-    for (const c of line.lines) {
-      room(ROW);
-      const name = COST_CODES[c.CostTypeCode]?.no ?? f.Services.find((s) => s.Code === c.CostTypeCode)?.Name;
-      font(pdf, 'regular', 8, '#222');
-      cell(pdf, name ?? c.Description, COL.what.x + 10, y, COL.what.w - 10);
-      cell(pdf, nokText(c.AmountOre), COL.amount.x, y, COL.amount.w, 'right');
-      y += ROW - 1;
-    }
-    pdf
-      .moveTo(M, y + 2)
-      .lineTo(M + WIDTH, y + 2)
-      .lineWidth(0.3)
-      .strokeColor('#bbb')
-      .stroke();
-    y += 6;
-  }
 
   // Totals: excluding VAT, VAT per rate, including VAT.
-  const all = lines.flatMap((l) => l.lines);
-  const groups = vatByRate(all);
-  const vat = vatSum(all);
+  const vat = groups.reduce((t, g) => t + g.vatOre, 0);
   const exempt = groups.some((g) => g.percent === 0);
   const totals: [string, string, boolean][] = [
     ['Sum eks. mva / Total excl. VAT', nokText(invoice.totalOre), false],
@@ -237,8 +224,95 @@ export async function renderInvoicePdf(
       true,
     ],
   );
-  room(totals.length * 15 + (exempt ? 30 : 0) + 80, false);
-  y += 6;
+
+  // The page count: the table's steps walked without drawing, from where the table starts.
+  const tableTop = y + 8 + HEADER_H;
+  const counter = new Pager(tableTop, (withHeader) => (withHeader ? M + HEADER_H : M));
+  for (const n of costLines) shipmentRows(counter, n);
+  counter.room(totalsHeight(totals.length, exempt), false);
+  const pageCount = counter.page;
+
+  // Footer on every page, drawn as the page is finished: the seller again and the page number.
+  const footer = (page: number) => {
+    const bottom = pdf.page.margins.bottom;
+    pdf.page.margins.bottom = 0; // writing below the margin would otherwise start a new page
+    font(pdf, 'regular', 7.5, GREY);
+    cell(
+      pdf,
+      `${seller.name} · ${seller.address.join(', ')} · Org.nr. ${formatOrgNr(seller.orgNr)} MVA`,
+      M,
+      A4[1] - M + 8,
+      WIDTH - 80,
+    );
+    cell(pdf, `Side ${page} av ${pageCount}`, M + WIDTH - 80, A4[1] - M + 8, 80, 'right');
+    pdf.page.margins.bottom = bottom;
+  };
+  const pager = new Pager(header(y + 8), (withHeader) => {
+    footer(pager.page - 1);
+    pdf.addPage(); // sends the finished page (pages are not buffered)
+    if (pager.page % PAGES_PER_LAYOUT_CACHE === 0) forgetWordLayouts(pdf);
+    return withHeader ? header(M) : M;
+  });
+
+  let drawn = 0;
+  for await (const page of doc.lines()) {
+    for (const line of page) {
+      // An invoice of 50 000 shipments takes a while to draw: let other requests run meanwhile,
+      // and let a slow client read what is drawn.
+      if (++drawn % SHIPMENTS_PER_TURN === 0) {
+        await nextTurn();
+        await roomInOutput(pdf, out, heldBytes);
+        if (out.destroyed) return; // the client has gone: nobody reads the rest
+      }
+      const f = line.facts;
+      shipmentRows(pager, line.lines.length, {
+        head(at) {
+          font(pdf, 'bold', 8.5);
+          cell(pdf, `Sending ${line.shipmentId}`, COL.what.x, at, COL.what.w);
+          font(pdf, 'regular', 8.5);
+          cell(pdf, norwegianDate(line.pickupDate), COL.date.x, at, COL.date.w);
+          cell(pdf, String(f.NumberOfParcels), COL.parcels.x, at, COL.parcels.w, 'right');
+          cell(pdf, decimalText(gramsToKg(f.RealWeightG), 1), COL.weight.x, at, COL.weight.w, 'right');
+          cell(pdf, vatLabel(line.lines[0]?.VatPercent ?? 0), COL.vat.x, at, COL.vat.w, 'right');
+          font(pdf, 'bold', 8.5);
+          cell(pdf, nokText(line.totalOre), COL.amount.x, at, COL.amount.w, 'right');
+        },
+        route(at) {
+          const route = `${f.PickupZip ?? '–'} ${f.PickupCountry ?? 'NO'} → ${f.DeliveryZip ?? '–'} ${f.DeliveryCountry ?? 'NO'}`;
+          const delivered = f.DeliveryDate ? `, levert ${norwegianDate(f.DeliveryDate)}` : '';
+          const ref = f.SenderReference ? `, ref. ${f.SenderReference.slice(0, 15)}` : '';
+          font(pdf, 'regular', 7.5, GREY);
+          cell(
+            pdf,
+            `${f.ProductName}, ${route}${delivered}${ref}`,
+            COL.what.x + 10,
+            at,
+            COL.amount.x - M - 14,
+          );
+        },
+        cost(i, at) {
+          const c = line.lines[i];
+          if (!c) return;
+          const name =
+            COST_CODES[c.CostTypeCode]?.no ?? f.Services.find((s) => s.Code === c.CostTypeCode)?.Name;
+          font(pdf, 'regular', 8, '#222');
+          cell(pdf, name ?? c.Description, COL.what.x + 10, at, COL.what.w - 10);
+          cell(pdf, nokText(c.AmountOre), COL.amount.x, at, COL.amount.w, 'right');
+        },
+        rule(at) {
+          pdf
+            .moveTo(M, at + 2)
+            .lineTo(M + WIDTH, at + 2)
+            .lineWidth(0.3)
+            .strokeColor('#bbb')
+            .stroke();
+        },
+      });
+    }
+  }
+
+  pager.room(totalsHeight(totals.length, exempt), false);
+  y = pager.y + 6;
   for (const [label, value, strong] of totals) {
     if (strong) {
       pdf
@@ -286,24 +360,9 @@ export async function renderInvoicePdf(
       cell(pdf, value, M + 10 + i * w, y + 21, w - 6);
     });
   }
-
-  // Footer on every page: the seller again and the page number.
-  const range = pdf.bufferedPageRange();
-  for (let i = range.start; i < range.start + range.count; i++) {
-    pdf.switchToPage(i);
-    const bottom = pdf.page.margins.bottom;
-    pdf.page.margins.bottom = 0; // writing below the margin would otherwise start a new page
-    font(pdf, 'regular', 7.5, GREY);
-    cell(
-      pdf,
-      `${seller.name} · ${seller.address.join(', ')} · Org.nr. ${formatOrgNr(seller.orgNr)} MVA`,
-      M,
-      A4[1] - M + 8,
-      WIDTH - 80,
-    );
-    cell(pdf, `Side ${i + 1} av ${range.count}`, M + WIDTH - 80, A4[1] - M + 8, 80, 'right');
-    pdf.page.margins.bottom = bottom;
-  }
+  footer(pager.page);
+  if (pager.page !== pageCount)
+    throw new Error(`invoice ${invoice.invoiceNr}: drew ${pager.page} pages, counted ${pageCount}`);
   pdf.end();
   await done;
 }

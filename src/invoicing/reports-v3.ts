@@ -1,5 +1,5 @@
 import { type Account, assertCanActFor } from '../auth/access';
-import { mapPages } from '../lib/pages';
+import { mapPages, noPages } from '../lib/pages';
 import type { InvoicingDeps } from './deps';
 import { invoiceReference } from './format';
 import {
@@ -51,12 +51,17 @@ export function createInvoiceReportsV3({ db, booking }: Pick<InvoicingDeps, 'db'
      */
     async reportV3ByInvoice(account: Account, q: InvoiceQuery) {
       const found = await invoiceOfCustomer(db, account, q);
-      if (!found) return [];
-      const rows = await withDeliveries(
-        booking,
-        found.lines.map((line) => ({ line })),
-      );
-      return rows.map(({ line }) => v3Record(line, found.invoice));
+      if (!found) return noPages<ReturnType<typeof v3Record>>();
+      const { invoice, pages } = found;
+      return (async function* () {
+        for await (const page of pages) {
+          const rows = await withDeliveries(
+            booking,
+            page.map((line) => ({ line })),
+          );
+          yield rows.map(({ line }) => v3Record(line, invoice));
+        }
+      })();
     },
   };
 }

@@ -1,6 +1,6 @@
 import { type Account, assertCanActFor, canActFor } from '../auth/access';
 import { notFound, Violations } from '../lib/errors';
-import { keysetPages, mapPages } from '../lib/pages';
+import { flatMapPages, keysetPages, mapPages, noPages } from '../lib/pages';
 import { cm3ToDm3, gramsToKg, mulDivHalfUp, parseScaled, toDecimal } from '../lib/units';
 import { daysBetween } from '../schedule/calendar';
 import {
@@ -125,21 +125,29 @@ export function checkInvoiceQuery(q: InvoiceQuery) {
   return { customerNr, invoiceNr: Number(invoiceText) };
 }
 
+/** The lines of an invoice in order, a page of `REPORT_PAGE_SIZE` at a time (one indexed statement each). */
+export const invoiceLinePages = (db: InvoicingDeps['db'], invoiceNr: number, pageSize = REPORT_PAGE_SIZE) =>
+  keysetPages(
+    (after: number | undefined, limit) => createInvoicingStore(db).linesPage(invoiceNr, after, limit),
+    (line) => line.lineNr,
+    pageSize,
+  );
+
 /**
- * The invoice a by-invoice read asks for, with its lines, when the customer pays it; null for an
- * invoice that does not exist or that another customer pays (those reads answer an empty array).
+ * The invoice a by-invoice read asks for, with its lines a page at a time, when the customer pays
+ * it; null for an invoice that does not exist or that another customer pays (those reads answer an
+ * empty array).
  */
 export async function invoiceOfCustomer(
   db: InvoicingDeps['db'],
   account: Account,
   q: InvoiceQuery,
-): Promise<{ invoice: InvoiceRow; lines: InvoiceShipmentRow[] } | null> {
+): Promise<{ invoice: InvoiceRow; pages: AsyncIterable<InvoiceShipmentRow[]> } | null> {
   const { customerNr, invoiceNr } = checkInvoiceQuery(q);
   assertCanActFor(account, customerNr);
-  const store = createInvoicingStore(db);
-  const invoice = await store.invoice(invoiceNr);
+  const invoice = await createInvoicingStore(db).invoice(invoiceNr);
   if (!invoice || invoice.customerNr !== customerNr) return null;
-  return { invoice, lines: await store.linesOf(invoice.invoiceNr) };
+  return { invoice, pages: invoiceLinePages(db, invoice.invoiceNr) };
 }
 
 /** The VAT rate of a shipment's lines (one rate per shipment: its countries decide). */
@@ -277,11 +285,14 @@ export function createInvoiceReports({
      * An issued invoice with its shipment lines, for `GET /v1/Invoice/{invoicenr}/pdf`. An invoice the
      * key cannot act for is not found, exactly like one that does not exist.
      */
+    /**
+     * The invoice document's facts, its lines to be read as it is drawn (twice: once to lay it out,
+     * once to draw it), so a 90 000-shipment invoice is never in memory whole.
+     */
     async document(account: Account, invoiceNr: number) {
-      const store = createInvoicingStore(db);
-      const invoice = await store.invoice(invoiceNr);
+      const invoice = await createInvoicingStore(db).invoice(invoiceNr);
       if (!invoice || !canActFor(account, invoice.customerNr)) throw notFound(`Invoice ${invoiceNr}`);
-      return { invoice, lines: await store.linesOf(invoiceNr), seller };
+      return { invoice, seller, lines: () => invoiceLinePages(db, invoiceNr) };
     },
 
     /**
@@ -290,13 +301,13 @@ export function createInvoiceReports({
      */
     async details(account: Account, q: InvoiceQuery) {
       const found = await invoiceOfCustomer(db, account, q);
-      if (!found) return [];
-      const { invoice, lines } = found;
+      if (!found) return noPages();
+      const { invoice, pages } = found;
       // NOK per EUR in millionths, so the euro amounts are computed exactly (no binary floats).
       const rateMicro = invoice.nokPerEur === null ? null : parseScaled(invoice.nokPerEur, 6);
       const rate = rateMicro ? rateMicro / 1_000_000 : null;
       let row = 0;
-      return lines.flatMap((line) => {
+      return flatMapPages(pages, (line) => {
         const f = line.facts;
         return line.lines.map((l) => {
           row += 1;

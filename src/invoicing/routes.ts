@@ -124,7 +124,13 @@ export const invoicingRoutes: FastifyPluginAsyncTypebox<{ invoicing: InvoicingSe
         response: { 200: Type.Array(InvoiceReportV3), ...problemResponses(400), ...authErrors },
       },
     },
-    async (request) => invoicing.reportV3ByInvoice(request.account, request.query),
+    async (request, reply) =>
+      answerArrayPages(
+        request,
+        reply,
+        await invoicing.reportV3ByInvoice(request.account, request.query),
+        InvoiceReportV3,
+      ),
   );
 
   app.get(
@@ -156,7 +162,8 @@ export const invoicingRoutes: FastifyPluginAsyncTypebox<{ invoicing: InvoicingSe
         response: { 200: Type.Array(InvoiceLine), ...problemResponses(400), ...authErrors },
       },
     },
-    async (request) => invoicing.details(request.account, request.query),
+    async (request, reply) =>
+      answerArrayPages(request, reply, await invoicing.details(request.account, request.query), InvoiceLine),
   );
 
   app.get(
@@ -183,9 +190,10 @@ export const invoicingRoutes: FastifyPluginAsyncTypebox<{ invoicing: InvoicingSe
     },
     async (request, reply) => {
       const document = await invoicing.document(request.account, request.params.invoicenr);
-      const { invoice } = document;
-      // An issued invoice never changes: its facts tag the document, checked before rendering.
-      const etag = contentTag(JSON.stringify(document, (_k, v) => (typeof v === 'bigint' ? `${v}` : v)));
+      const { invoice, seller } = document;
+      // An issued invoice never changes, nor do its lines: the invoice and the seller tag the
+      // document, checked before anything is read or drawn.
+      const etag = contentTag(JSON.stringify({ invoice, seller }));
       if (answeredNotModified(request, reply, etag)) return reply;
       const body = new PassThrough();
       renderInvoicePdf(document, body).catch((err: unknown) => {

@@ -74,6 +74,31 @@ test('a run invoices a payer with 7 000 shipments on one invoice, and marks ever
     lines: copies + 1,
     invoiced: copies + 1,
   });
+
+  // Read back a page of lines at a time (1 000 a statement): every line once, in line order, the
+  // row numbers running on across pages, and the same bytes (so the same ETag) on every read.
+  const invoiceNr = run.Invoices[0]?.InvoiceNr;
+  const reader = await ctx.keyFor({ customerNrs: ['1000'], scopes: ['invoice'] });
+  const read = (url: string, headers: Record<string, string> = {}) =>
+    ctx.app.inject({ url, headers: { ...bearer(reader), ...headers } });
+  const order = rowsOf<{ id: string }>(
+    await ctx.database.db.execute(
+      sql`select shipment_id as id from invoice_shipments where invoice_nr = ${invoiceNr} order by line_nr`,
+    ),
+  ).map((r) => r.id);
+  const detailsUrl = `/v1/Invoice/GetInvoiceDetails?Customernr=1000&Invoicenr=${invoiceNr}`;
+  const details = await read(detailsUrl);
+  expect(details.statusCode).toBe(200);
+  const rows = json<{ RowNumber: string; Consignment: string }[]>(details);
+  const costLines = rows.length / (copies + 1);
+  expect(Number.isInteger(costLines) && costLines >= 1).toBe(true);
+  expect(rows.map((r) => r.RowNumber)).toEqual(rows.map((_, i) => String(i + 1)));
+  expect(rows.filter((_, i) => i % costLines === 0).map((r) => r.Consignment)).toEqual(order);
+  const again = await read(detailsUrl, { 'if-none-match': String(details.headers.etag) });
+  expect(again.statusCode).toBe(304);
+
+  const v3 = await read(`/v3/Invoice/GetInvoiceReportByInvoicenr?Customernr=1000&Invoicenr=${invoiceNr}`);
+  expect(json<{ ShipmentNr: string }[]>(v3).map((r) => r.ShipmentNr)).toEqual(order);
 }, 120_000);
 
 test.skipIf(process.env.KOLLI_TEST_DB !== 'postgres')(

@@ -1,4 +1,4 @@
-import { and, asc, between, count, eq, sql } from 'drizzle-orm';
+import { and, asc, between, count, eq, gt, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import { invoiceNumbers, invoiceRuns, invoiceShipments, invoices } from './tables';
 
@@ -69,6 +69,21 @@ export function createInvoicingStore(db: DbOrTx) {
         .where(and(eq(invoices.customerNr, customerNr), between(invoices.invoiceDate, from, to)))
         .groupBy(invoices.invoiceNr)
         .orderBy(asc(invoices.invoiceNr));
+    },
+
+    /** At most `limit` lines of an invoice after line `afterLineNr` (none: from the first), in order. */
+    async linesPage(
+      invoiceNr: number,
+      afterLineNr: number | undefined,
+      limit: number,
+    ): Promise<InvoiceShipmentRow[]> {
+      const after = afterLineNr === undefined ? [] : [gt(invoiceShipments.lineNr, afterLineNr)];
+      return db
+        .select()
+        .from(invoiceShipments)
+        .where(and(eq(invoiceShipments.invoiceNr, invoiceNr), ...after))
+        .orderBy(asc(invoiceShipments.lineNr))
+        .limit(limit);
     },
 
     async linesOf(invoiceNr: number): Promise<InvoiceShipmentRow[]> {

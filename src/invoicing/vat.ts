@@ -98,14 +98,25 @@ export interface VatGroup {
   vatOre: number;
 }
 
+/** VAT per rate summed as lines come (an invoice read a page at a time), highest rate first. */
+export function vatTally() {
+  const groups = new Map<number, VatGroup>();
+  return {
+    add(lines: readonly InvoicedCostLine[]): void {
+      for (const l of lines) {
+        const g = groups.get(l.VatPercent) ?? { percent: l.VatPercent, basisOre: 0, vatOre: 0 };
+        g.basisOre += l.AmountOre;
+        g.vatOre += l.VatOre;
+        groups.set(l.VatPercent, g);
+      }
+    },
+    groups: (): VatGroup[] => [...groups.values()].sort((a, b) => b.percent - a.percent),
+  };
+}
+
 /** The invoice's VAT per rate, highest rate first: the sums of its frozen lines. */
 export function vatByRate(lines: readonly InvoicedCostLine[]): VatGroup[] {
-  const groups = new Map<number, VatGroup>();
-  for (const l of lines) {
-    const g = groups.get(l.VatPercent) ?? { percent: l.VatPercent, basisOre: 0, vatOre: 0 };
-    g.basisOre += l.AmountOre;
-    g.vatOre += l.VatOre;
-    groups.set(l.VatPercent, g);
-  }
-  return [...groups.values()].sort((a, b) => b.percent - a.percent);
+  const tally = vatTally();
+  tally.add(lines);
+  return tally.groups();
 }

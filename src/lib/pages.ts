@@ -26,3 +26,14 @@ export async function* mapPages<T, U>(
 ): AsyncGenerator<U[]> {
   for await (const page of pages) yield page.map(f);
 }
+
+/** Each page of `pages` with every item replaced by the items `f` gives it (none, one or several). */
+export async function* flatMapPages<T, U>(
+  pages: AsyncIterable<readonly T[]>,
+  f: (item: T) => readonly U[],
+): AsyncGenerator<U[]> {
+  for await (const page of pages) yield page.flatMap(f);
+}
+
+/** An answer of no pages: an empty array, as the streamed routes write it. */
+export async function* noPages<T>(): AsyncGenerator<T[]> {}
