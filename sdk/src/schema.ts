@@ -210,7 +210,7 @@ export interface paths {
         get?: never;
         /**
          * Replace the postal register
-         * @description Replaces the whole register in one transaction: new codes are added, known ones updated, codes not in the list removed, and every code given its serving terminal from the routing data again (the nearest terminal, or its override). The register is then the operator's: a release with a changed register file no longer overwrites it.
+         * @description Replaces the whole register in one transaction: new codes are added, known ones updated, codes not in the list removed, and every code given its serving terminal from the routing data again (the nearest terminal, or its override). The register is then the operator's: a release with a changed register file no longer overwrites it. A register that withdraws codes where pickup points or terminal overrides still stand is refused (409, naming them) unless `RetireDependents` is true: then they are removed with the codes, in the same transaction, and the answer lists them.
          */
         put: operations["replacePostalCodes"];
         post?: never;
@@ -2577,6 +2577,8 @@ export interface operations {
                         Place: string;
                         PostalCode: string;
                     }[];
+                    /** @description Remove the pickup points and terminal overrides at withdrawn codes along with them (default false: such an import is refused). */
+                    RetireDependents?: boolean;
                 };
             };
         };
@@ -2588,7 +2590,14 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Postal codes in the register now. */
                         Count: number;
+                        /** @description The pickup points removed with their codes. */
+                        RetiredPickupPoints: number[];
+                        /** @description The postal codes whose terminal override was removed with them. */
+                        RetiredTerminalOverrides: string[];
+                        /** @description The codes the import removed. */
+                        Withdrawn: string[];
                     };
                 };
             };
@@ -2617,6 +2626,15 @@ export interface operations {
                 };
                 content: {
                     "text/plain": string;
+                };
+            };
+            /** @description Conflict with the resource’s current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description The body is larger than the server accepts. */

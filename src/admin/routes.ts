@@ -206,9 +206,30 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{
         tags,
         summary: 'Replace the postal register',
         description:
-          "Replaces the whole register in one transaction: new codes are added, known ones updated, codes not in the list removed, and every code given its serving terminal from the routing data again (the nearest terminal, or its override). The register is then the operator's: a release with a changed register file no longer overwrites it.",
-        body: Type.Object({ PostalCodes: Type.Array(PostalCodeImport, { minItems: 1, maxItems: 20_000 }) }),
-        response: { 200: Type.Object({ Count: Type.Integer() }), ...problemResponses(400), ...authErrors },
+          "Replaces the whole register in one transaction: new codes are added, known ones updated, codes not in the list removed, and every code given its serving terminal from the routing data again (the nearest terminal, or its override). The register is then the operator's: a release with a changed register file no longer overwrites it. A register that withdraws codes where pickup points or terminal overrides still stand is refused (409, naming them) unless `RetireDependents` is true: then they are removed with the codes, in the same transaction, and the answer lists them.",
+        body: Type.Object({
+          PostalCodes: Type.Array(PostalCodeImport, { minItems: 1, maxItems: 20_000 }),
+          RetireDependents: Type.Optional(
+            Type.Boolean({
+              description:
+                'Remove the pickup points and terminal overrides at withdrawn codes along with them (default false: such an import is refused).',
+            }),
+          ),
+        }),
+        response: {
+          200: Type.Object({
+            Count: Type.Integer({ description: 'Postal codes in the register now.' }),
+            Withdrawn: Type.Array(Type.String(), { description: 'The codes the import removed.' }),
+            RetiredPickupPoints: Type.Array(Type.Integer(), {
+              description: 'The pickup points removed with their codes.',
+            }),
+            RetiredTerminalOverrides: Type.Array(Type.String(), {
+              description: 'The postal codes whose terminal override was removed with them.',
+            }),
+          }),
+          ...problemResponses(400, 409),
+          ...authErrors,
+        },
       },
     },
     async (request) => {
@@ -223,7 +244,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{
         seen.add(p.PostalCode);
       });
       violations.throwIfAny();
-      const { count } = await postalCodes.importRegister(
+      const { count, withdrawn, retired } = await postalCodes.importRegister(
         request.body.PostalCodes.map((p) => ({
           postalCode: p.PostalCode,
           place: p.Place,
@@ -235,8 +256,14 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{
           lat: p.Latitude ?? null,
           lon: p.Longitude ?? null,
         })),
+        request.body.RetireDependents ?? false,
       );
-      return { Count: count };
+      return {
+        Count: count,
+        Withdrawn: withdrawn,
+        RetiredPickupPoints: (retired['pickup points'] ?? []).map(Number),
+        RetiredTerminalOverrides: retired['terminal overrides'] ?? [],
+      };
     },
   );
 };

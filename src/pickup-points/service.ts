@@ -7,7 +7,7 @@ import { loadWhenChanged, replaceAsAdmin } from '../reference-data/terminals-loa
 import { distanceKm, type Point } from '../reference-data/terminals-routing';
 import type { PickupPointRecord } from './sandbox';
 import type { PickupPointImport, PickupPointView } from './schemas';
-import { readAll, writeAll } from './store';
+import { deletePoints, pointsAt, readAll, writeAll } from './store';
 
 export const SANDBOX_FILE = 'pickup-points-sandbox.csv';
 /** How long a process trusts its cached set; an import through this process is seen at once. */
@@ -91,6 +91,16 @@ export function createPickupPointService({
     cacheMs,
   );
   const all = cache.get;
+  // A register that withdraws a point's postal code asks first, and retires the point with it.
+  postalCodes.dependedOnBy({
+    what: 'pickup points',
+    at: async (tx, codes) =>
+      (await pointsAt(tx, codes)).map((p) => ({ id: String(p.id), postalCode: p.postalCode })),
+    retire: async (tx, ids) => {
+      await deletePoints(tx, ids.map(Number));
+      cache.clear();
+    },
+  });
 
   /**
    * The rules of an import beyond its schema: ids unique, zips in the postal register. Throws

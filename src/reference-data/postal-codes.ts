@@ -1,15 +1,16 @@
-import type { Db, DbOrTx } from '../db/client';
-import { notFound } from '../lib/errors';
+import type { Db, DbOrTx, Tx } from '../db/client';
+import { DomainError, notFound } from '../lib/errors';
 import { readCsv } from './files';
 import { registerSnapshot } from './register-snapshot';
 import {
+  codesNotIn,
   coordinateOf,
   findCode,
   type PostalCodeRecord,
   type PostalCodeRow,
   writeRegister,
 } from './store/postal-codes';
-import { assignPostalCodeTerminals } from './store/terminals';
+import { assignPostalCodeTerminals, deleteOverrides, overridesAt } from './store/terminals';
 import { loadWhenChanged, replaceAsAdmin } from './terminals-loads';
 
 export type { PostalCodeRecord, PostalCodeRow } from './store/postal-codes';
@@ -69,41 +70,112 @@ const view = (row: PostalCodeRow): PostalCodeView => ({
 });
 
 /**
+ * What another domain keeps at a postal code (pickup points): asked for, and retired, when a new
+ * register withdraws codes, so nothing is left standing at a code that no longer exists.
+ */
+export interface PostalCodeDependent {
+  /** What they are, in a sentence: `pickup points`. */
+  what: string;
+  /** The dependents at any of `codes`: an id each and its code. */
+  at(tx: Tx, codes: readonly string[]): Promise<{ id: string; postalCode: string }[]>;
+  /** Removes them, in the register's transaction. */
+  retire(tx: Tx, ids: readonly string[]): Promise<void>;
+}
+
+/** What a register replacement withdrew, and what stood at the withdrawn codes and went with them. */
+export interface Withdrawal {
+  withdrawn: string[];
+  retired: Record<string, string[]>;
+}
+
+/**
  * Makes the stored register equal `records`: new codes are added, known ones updated in place,
  * withdrawn ones removed, and every code's serving terminal assigned again from the routing data
- * (a moved coordinate may change it). Never duplicates.
+ * (a moved coordinate may change it). Never duplicates. What stands at a withdrawn code (a terminal
+ * override, another domain's `dependents`) is retired with it when `retire`, else the whole
+ * replacement is refused (409) naming it.
  */
-async function replaceRegister(tx: DbOrTx, records: PostalCodeRecord[]): Promise<void> {
+async function replaceRegister(
+  tx: Tx,
+  records: PostalCodeRecord[],
+  dependents: readonly PostalCodeDependent[],
+  retire: boolean,
+): Promise<Withdrawal> {
+  const withdrawn = await codesNotIn(
+    tx,
+    records.map((r) => r.postalCode),
+  );
+  const standing: { dependent: PostalCodeDependent; found: { id: string; postalCode: string }[] }[] = [];
+  const overrides: PostalCodeDependent = {
+    what: 'terminal overrides',
+    at: async (t, codes) => (await overridesAt(t, codes)).map((code) => ({ id: code, postalCode: code })),
+    retire: deleteOverrides,
+  };
+  for (const dependent of [overrides, ...dependents]) {
+    const found = withdrawn.length ? await dependent.at(tx, withdrawn) : [];
+    if (found.length) standing.push({ dependent, found });
+  }
+  if (standing.length && !retire) {
+    const listed = standing.map(
+      ({ dependent, found }) =>
+        `${dependent.what} ${found.map((f) => (f.id === f.postalCode ? f.id : `${f.id} (${f.postalCode})`)).join(', ')}`,
+    );
+    throw new DomainError(
+      'conflict',
+      'postal_codes_in_use',
+      `The new register withdraws postal codes still in use: ${listed.join('; ')}. Keep those codes, or send RetireDependents: true to remove them along with the codes.`,
+    );
+  }
+  const retired: Record<string, string[]> = { [overrides.what]: [] };
+  for (const { dependent, found } of standing) {
+    const ids = found.map((f) => f.id);
+    await dependent.retire(tx, ids);
+    retired[dependent.what] = ids;
+  }
   await writeRegister(tx, records);
   await assignPostalCodeTerminals(tx);
+  return { withdrawn, retired };
 }
 
 export type PostalCodeService = ReturnType<typeof createPostalCodeService>;
 
 export function createPostalCodeService({ db }: { db: Db }) {
   const register = registerSnapshot(db);
+  const dependents = new Map<string, PostalCodeDependent>();
   return {
+    /** Registers what another domain keeps at postal codes (see `PostalCodeDependent`). */
+    dependedOnBy(dependent: PostalCodeDependent): void {
+      dependents.set(dependent.what, dependent);
+    },
+
     /**
      * Loads the shipped register when it differs from what was loaded last (by content hash), so a
-     * restart costs one small query and a changed file updates the table.
+     * restart costs one small query and a changed file updates the table. What stands at a code the
+     * new file withdraws is retired with it: nobody is there to be asked.
      */
     async loadShipped(): Promise<boolean> {
       const file = readCsv<CsvRow>(SHIPPED_FILE);
-      const loaded = await loadWhenChanged(db, SHIPPED_FILE, file.sha256, (tx) =>
-        replaceRegister(tx, file.rows.map(fromCsv)),
-      );
+      const loaded = await loadWhenChanged(db, SHIPPED_FILE, file.sha256, async (tx) => {
+        await replaceRegister(tx, file.rows.map(fromCsv), [...dependents.values()], true);
+      });
       if (loaded) register.clear();
       return loaded;
     },
 
     /**
      * Replaces the register with an imported one (admin API), in one transaction, marked as the
-     * operator's: a release with a changed register file no longer overwrites it.
+     * operator's: a release with a changed register file no longer overwrites it. Refused (409) when
+     * it withdraws codes something still stands at, unless `retireDependents`.
      */
-    async importRegister(records: PostalCodeRecord[]): Promise<{ count: number }> {
-      await replaceAsAdmin(db, SHIPPED_FILE, records, (tx) => replaceRegister(tx, records));
+    async importRegister(
+      records: PostalCodeRecord[],
+      retireDependents = false,
+    ): Promise<{ count: number } & Withdrawal> {
+      const withdrawal = await replaceAsAdmin(db, SHIPPED_FILE, records, (tx) =>
+        replaceRegister(tx, records, [...dependents.values()], retireDependents),
+      );
       register.clear();
-      return { count: records.length };
+      return { count: records.length, ...withdrawal };
     },
 
     /** Which of the given codes are in the register (from the in-memory register snapshot). */

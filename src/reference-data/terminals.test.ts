@@ -195,7 +195,11 @@ describe('PUT /admin/postal-codes assigns terminals too', () => {
       method: 'PUT',
       url: '/admin/postal-codes',
       headers: bearer(ADMIN_KEY),
-      payload: { PostalCodes: [code('0150', 59.91, 10.75), code('0002', 60.39, 5.32)] },
+      // Two codes for the whole country: the pickup points and overrides elsewhere go with the rest.
+      payload: {
+        PostalCodes: [code('0150', 59.91, 10.75), code('0002', 60.39, 5.32)],
+        RetireDependents: true,
+      },
     });
     expect(res.statusCode).toBe(200);
     expect(await terminalOf('0150')).toBe('OSL');

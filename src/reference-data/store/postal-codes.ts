@@ -1,4 +1,4 @@
-import { eq, inArray, notInArray, sql } from 'drizzle-orm';
+import { asc, eq, inArray, notInArray, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
 import { postalCodes } from '../tables';
 
@@ -34,6 +34,16 @@ export async function writeRegister(tx: DbOrTx, records: readonly PostalCodeReco
       records.map((r) => r.postalCode),
     ),
   );
+}
+
+/** The codes of the register that are not among `kept`: those a new register withdraws. */
+export async function codesNotIn(db: DbOrTx, kept: readonly string[]): Promise<string[]> {
+  const rows = await db
+    .select({ code: postalCodes.postalCode })
+    .from(postalCodes)
+    .where(notInArray(postalCodes.postalCode, [...kept]))
+    .orderBy(asc(postalCodes.postalCode));
+  return rows.map((r) => r.code);
 }
 
 /** Which of the given codes are in the register. */

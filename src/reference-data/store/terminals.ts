@@ -1,4 +1,4 @@
-import { asc, sql } from 'drizzle-orm';
+import { asc, inArray, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
 import { postalCodes } from '../tables';
 import type { RoutingData } from '../terminals-files';
@@ -55,4 +55,20 @@ export async function assignPostalCodeTerminals(tx: DbOrTx): Promise<number> {
     from json_to_recordset(${rows}::json) as v(code text, terminal text)
     where p.postal_code = v.code`);
   return changed.length;
+}
+
+/** The postal codes among `codes` that have a terminal override. */
+export async function overridesAt(db: DbOrTx, codes: readonly string[]): Promise<string[]> {
+  if (codes.length === 0) return [];
+  const rows = await db
+    .select({ code: terminalOverrides.postalCode })
+    .from(terminalOverrides)
+    .where(inArray(terminalOverrides.postalCode, [...codes]))
+    .orderBy(asc(terminalOverrides.postalCode));
+  return rows.map((r) => r.code);
+}
+
+export async function deleteOverrides(tx: DbOrTx, codes: readonly string[]): Promise<void> {
+  if (codes.length > 0)
+    await tx.delete(terminalOverrides).where(inArray(terminalOverrides.postalCode, [...codes]));
 }
