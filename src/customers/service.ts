@@ -83,6 +83,12 @@ function checkCustomer(input: CustomerInput, v: Violations): void {
   );
 }
 
+/** A rule of another domain on an agreement: adds its violations to `v`, keyed `Agreement.…`. */
+export type AgreementCheck = (
+  agreement: NonNullable<CustomerInput['Agreement']>,
+  v: Violations,
+) => Promise<void>;
+
 export function createCustomerService({ db }: { db: Db }) {
   const store = createCustomerStore(db);
   const cache = new LRUCache<string, { row: CustomerRow | null }>({
@@ -95,7 +101,24 @@ export function createCustomerService({ db }: { db: Db }) {
     },
   });
   const listeners: ((customerNr: string) => void)[] = [];
+  const agreementChecks: AgreementCheck[] = [];
+  /** The customer's own rules, then those other domains add (the tariff weighs its unit codes). */
+  async function check(input: CustomerInput, v: Violations): Promise<void> {
+    checkCustomer(input, v);
+    for (const rule of agreementChecks) await rule(input.Agreement ?? {}, v);
+  }
   return {
+    /**
+     * Adds a rule an agreement must meet, judged with the customer's own on create and update
+     * (pricing: every special unit code must have a unit weight in the tariffs still to be used).
+     */
+    checkAgreementsWith(rule: AgreementCheck): void {
+      agreementChecks.push(rule);
+    },
+
+    /** Every special unit code an agreement lists, with its customer; `using` as for `get`. */
+    specialUnitCodesInUse: (using: DbOrTx = db) => store.specialUnitCodes(using),
+
     /** Calls `listener` with each customer changed through this process (pricing's caches forget it). */
     onChange(listener: (customerNr: string) => void): void {
       listeners.push(listener);
@@ -110,7 +133,7 @@ export function createCustomerService({ db }: { db: Db }) {
         /^[1-9][0-9]{0,9}$/.test(input.CustomerNr) && Number(input.CustomerNr) <= 2_147_483_647,
         'A customer number is a whole number from 1 to 2147483647, without leading zeros.',
       );
-      checkCustomer(input, v);
+      await check(input, v);
       v.throwIfAny();
       const row = await store.insert({
         customerNr: input.CustomerNr,
@@ -138,7 +161,7 @@ export function createCustomerService({ db }: { db: Db }) {
      */
     async update(customerNr: string, input: CustomerInput): Promise<CustomerView> {
       const v = new Violations();
-      checkCustomer(input, v);
+      await check(input, v);
       v.throwIfAny();
       const row = await store.update(customerNr, {
         name: input.Name,

@@ -1,4 +1,4 @@
-import { asc, eq, inArray } from 'drizzle-orm';
+import { asc, eq, inArray, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import { customers } from './tables';
 
@@ -29,6 +29,15 @@ export function createCustomerStore(db: DbOrTx) {
         .where(eq(customers.customerNr, customerNr))
         .returning();
       return row ?? null;
+    },
+
+    /** Every special unit code an agreement lists, with its customer, by code and customer. */
+    async specialUnitCodes(using: DbOrTx = db): Promise<{ customerNr: string; code: string }[]> {
+      const result = await using.execute(sql`
+        select c.customer_nr as "customerNr", code
+        from ${customers} c, jsonb_array_elements_text(coalesce(c.agreement -> 'SpecialUnitCodes', '[]'::jsonb)) code
+        order by code, c.customer_nr`);
+      return (result as unknown as { rows: { customerNr: string; code: string }[] }).rows;
     },
 
     list: (): Promise<CustomerRow[]> => db.select().from(customers).orderBy(asc(customers.customerNr)),

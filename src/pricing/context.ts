@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Catalog, CatalogRules } from '../catalog/service';
+import type { DbOrTx } from '../db/client';
 import type { Violations } from '../lib/errors';
 import type { MaybePromise } from '../lib/maybe-promise';
 import { percentToBasisPoints } from '../lib/units';
@@ -46,6 +47,12 @@ export interface LookupDeps {
     byPriceServiceId(id: string): Promise<CustomerFacts | null>;
     /** Tells of a customer changed through this process, so its agreement is in force here at once. */
     onChange?(listener: (customerNr: string) => void): void;
+    /** The special unit codes the agreements list (a tariff must weigh them). */
+    specialUnitCodesInUse(using?: DbOrTx): Promise<readonly { customerNr: string; code: string }[]>;
+    /** Adds a rule agreements must meet on create and update. */
+    checkAgreementsWith?(
+      rule: (agreement: { SpecialUnitCodes?: string[] }, v: Violations) => Promise<void>,
+    ): void;
   };
 }
 

@@ -73,8 +73,12 @@ export function createPricingService(deps: PricingDeps) {
     tariffs,
     rates,
     today: resolver.today,
+    agreements: deps.customers,
   });
   deps.catalog.checkReplacesWith?.((catalog, violations) => admin.checkCatalog(catalog, violations));
+  deps.customers.checkAgreementsWith?.((agreement, violations) =>
+    admin.checkAgreement(agreement, violations),
+  );
 
   return {
     /**

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Value } from 'typebox/value';
 import type { Catalog, CatalogRules } from '../catalog/service';
-import type { Db } from '../db/client';
+import type { Db, Tx } from '../db/client';
 import { DomainError, notFound, Violations } from '../lib/errors';
 import type { MaybePromise } from '../lib/maybe-promise';
 import { formatOslo } from '../lib/oslo-time';
@@ -97,9 +97,32 @@ export interface AdminDeps {
   rates: VersionCache<CompiledRates>;
   /** Today's date in Oslo: a tariff must stay in force on it. */
   today: () => string;
+  /** The special unit codes the customers' agreements list: every tariff still to be used weighs them. */
+  agreements: {
+    /** `using`: the transaction to read in (the embedded database has one connection). */
+    specialUnitCodesInUse(using?: Tx): Promise<readonly { customerNr: string; code: string }[]>;
+  };
 }
 
-export function createTariffAdmin({ db, catalog, terminals, tariffs, rates, today }: AdminDeps) {
+/** The versions still to be used on `date`: the one in force then, and every later one. */
+function stillUsed<T extends { validFrom: string }>(versions: readonly T[], date: string): T[] {
+  const sorted = [...versions].sort((a, b) => a.validFrom.localeCompare(b.validFrom));
+  const current = sorted.filter((r) => r.validFrom <= date).at(-1);
+  return sorted.filter((r) => r === current || r.validFrom > date);
+}
+
+/** `code` of the agreements by the customers that list it, for a message. */
+function customersListing(inUse: readonly { customerNr: string; code: string }[], code: string): string {
+  const nrs = inUse.filter((u) => u.code === code).map((u) => u.customerNr);
+  return nrs.length > 3 ? `${nrs.slice(0, 3).join(', ')} and ${nrs.length - 3} more` : nrs.join(', ');
+}
+
+/** The special unit codes in use that `doc` has no unit weight for. */
+const unweighed = (doc: TariffDocument, inUse: readonly { code: string }[]) => [
+  ...new Set(inUse.map((u) => u.code).filter((code) => !(code in doc.ChargeableWeight.UnitWeightsKg))),
+];
+
+export function createTariffAdmin({ db, catalog, terminals, tariffs, rates, today, agreements }: AdminDeps) {
   return {
     /** Loads the shipped tariff versions and exchange-rate tables whose files changed since the last load. */
     async loadShipped(): Promise<boolean> {
@@ -141,6 +164,22 @@ export function createTariffAdmin({ db, catalog, terminals, tariffs, rates, toda
         },
         v,
       );
+      // A version still to be used must weigh every special unit code an agreement lists, or the
+      // customer's prices and bookings with that code would be refused while it is in force.
+      const stored = (await readTariffs(db)).filter((r) => r.validFrom !== doc.ValidFrom);
+      if (
+        stillUsed([...stored, { validFrom: doc.ValidFrom }], today()).some(
+          (r) => r.validFrom === doc.ValidFrom,
+        )
+      ) {
+        const inUse = await agreements.specialUnitCodesInUse();
+        for (const code of unweighed(doc, inUse)) {
+          v.add(
+            'ChargeableWeight.UnitWeightsKg',
+            `Unit code ${code} is in the agreement of customer ${customersListing(inUse, code)} and needs a unit weight.`,
+          );
+        }
+      }
       v.throwIfAny();
       await replaceAsAdmin(db, shippedName(SHIPPED_TARIFFS, doc.ValidFrom), doc, (tx) =>
         upsertTariff(tx, doc, sha256Of(doc), 'admin'),
@@ -159,12 +198,9 @@ export function createTariffAdmin({ db, catalog, terminals, tariffs, rates, toda
      * catalogue's paths.
      */
     async checkCatalog(next: Catalog, v: Violations): Promise<void> {
-      const date = today();
-      const stored = (await readTariffs(db)).sort((a, b) => a.validFrom.localeCompare(b.validFrom));
-      const current = stored.filter((r) => r.validFrom <= date).at(-1);
       // A service the catalogue does not define is its own rule's violation, not a price's.
       const defined = new Set(next.Services.map((s) => s.ServiceCode));
-      for (const { validFrom, content } of stored.filter((r) => r === current || r.validFrom > date)) {
+      for (const { validFrom, content } of stillUsed(await readTariffs(db), today())) {
         for (const gap of priceGaps(content, next.Products)) {
           if (gap.service !== undefined && !defined.has(gap.service)) continue;
           v.check(
@@ -173,6 +209,25 @@ export function createTariffAdmin({ db, catalog, terminals, tariffs, rates, toda
             `${gap.message} in the tariff valid from ${validFrom}.`,
           );
         }
+      }
+    },
+
+    /**
+     * An agreement's special unit codes must each have a unit weight in every tariff version still
+     * to be used (customers' `checkAgreementsWith`): set the weight in the tariff first, then the
+     * agreement. Adds to `v`, keyed by the agreement's paths.
+     */
+    async checkAgreement(agreement: { SpecialUnitCodes?: string[] }, v: Violations): Promise<void> {
+      const codes = agreement.SpecialUnitCodes ?? [];
+      if (codes.length === 0) return;
+      for (const { validFrom, content } of stillUsed(await readTariffs(db), today())) {
+        codes.forEach((code, i) => {
+          v.check(
+            `Agreement.SpecialUnitCodes[${i}]`,
+            code in content.ChargeableWeight.UnitWeightsKg,
+            `Unit code ${code} has no unit weight in the tariff valid from ${validFrom}.`,
+          );
+        });
       }
     },
 
@@ -212,6 +267,31 @@ export function createTariffAdmin({ db, catalog, terminals, tariffs, rates, toda
                 ? 'The only tariff version cannot be deleted.'
                 : `Without this version no tariff is in force today (${date}); the next starts ${left[0]}.`,
             );
+          }
+          // The version that takes over (when this one is in force today) must weigh the agreements' codes.
+          const docs = new Map((await readTariffs(tx)).map((r) => [r.validFrom, r.content]));
+          const before = new Set(
+            stillUsed(
+              stored.map((v) => ({ validFrom: v })),
+              date,
+            ).map((r) => r.validFrom),
+          );
+          const inUse = await agreements.specialUnitCodesInUse(tx);
+          for (const { validFrom: next } of stillUsed(
+            left.map((v) => ({ validFrom: v })),
+            date,
+          )) {
+            const doc = docs.get(next);
+            const missing = doc && !before.has(next) ? unweighed(doc, inUse) : [];
+            if (missing.length > 0) {
+              throw new DomainError(
+                'conflict',
+                'unit_code_unweighed',
+                `Without this version the tariff valid from ${next} is in force, and it has no unit weight for ${missing
+                  .map((code) => `${code} (agreement of customer ${customersListing(inUse, code)})`)
+                  .join(', ')}.`,
+              );
+            }
           }
           await deleteTariff(tx, validFrom);
         },
