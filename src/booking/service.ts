@@ -178,7 +178,9 @@ export function createBookingService(deps: BookingDeps) {
       createBookingReadStore(db).listed(q),
 
     /** Picked-up shipments up to `toDate` that no invoice carried yet, in the run's transaction. */
-    invoiceable: (tx: DbOrTx, toDate: string) => createBookingReadStore(tx).invoiceable(toDate),
+    lockInvoiceable: (tx: DbOrTx, toDate: string) => createBookingReadStore(tx).lockInvoiceable(toDate),
+    invoiceableOf: (tx: DbOrTx, toDate: string, ids: readonly string[]) =>
+      createBookingReadStore(tx).invoiceableOf(toDate, ids),
 
     /** The Oslo date of each given shipment's first delivery, for those delivered (invoice reports). */
     deliveredOn: (ids: readonly string[]) => createBookingReadStore(db).deliveredOn(ids),

@@ -21,7 +21,7 @@ export interface InvoicingDeps {
    * The shipments to invoice (booking's read model, with pickups and deliveries), marking them
    * invoiced, and their deliveries since (the reports show the actual delivery date).
    */
-  booking: Pick<BookingService, 'invoiceable' | 'markInvoiced' | 'deliveredOn'>;
+  booking: Pick<BookingService, 'lockInvoiceable' | 'invoiceableOf' | 'markInvoiced' | 'deliveredOn'>;
   catalog: CatalogService;
   customers: CustomerService;
   postalCodes: PostalCodeService;

@@ -17,7 +17,7 @@ import { allocateVat, atRate, vatPercentOf } from './vat';
 /** Issuing invoices: the invoicing run and credit notes, each one transaction on the number lock. */
 
 /** A picked-up shipment waiting to be invoiced: booking's read model, parcels summed. */
-type Invoiceable = Awaited<ReturnType<InvoicingDeps['booking']['invoiceable']>>[number];
+type Invoiceable = Awaited<ReturnType<InvoicingDeps['booking']['invoiceableOf']>>[number];
 
 /** What an invoice needs of a postal code: its terminal and its county. */
 type Place = { terminal: string | null; countyCode: string | null };
@@ -209,20 +209,33 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
         const store = createInvoicingStore(tx);
         let last = await store.lockNumbers();
         const runId = await store.insertRun('run', toDate);
-        const selected = await deps.booking.invoiceable(tx, toDate ?? invoiceDate);
-        const byPayer = new Map<string, { role: PayerRole; shipment: Invoiceable }[]>();
-        for (const s of selected) {
+        const due = toDate ?? invoiceDate;
+        // Payers first, from the locked ids; then a payer's shipments at a time, so a run holds one
+        // payer's shipments and lines, not the whole run's.
+        const byPayer = new Map<string, { role: PayerRole; ids: string[] }[]>();
+        const locked = await deps.booking.lockInvoiceable(tx, due);
+        for (const s of locked) {
           const payer = payerOf(s);
-          const list = byPayer.get(payer.customerNr) ?? [];
-          list.push({ role: payer.role, shipment: s });
-          byPayer.set(payer.customerNr, list);
+          const roles = byPayer.get(payer.customerNr) ?? [];
+          const role = roles.find((r) => r.role === payer.role);
+          if (role) role.ids.push(s.id);
+          else roles.push({ role: payer.role, ids: [s.id] });
+          byPayer.set(payer.customerNr, roles);
         }
         const placeOf = placeLookup(tx);
         const issued: IssuedInvoice[] = [];
+        const invoiced: string[] = [];
         const payers = [...byPayer.keys()].sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
         for (const customerNr of payers) {
+          const roleOf = new Map<string, PayerRole>();
+          for (const { role, ids } of byPayer.get(customerNr) ?? [])
+            for (const id of ids) roleOf.set(id, role);
+          const shipments = await deps.booking.invoiceableOf(tx, due, [...roleOf.keys()]);
+          if (shipments.length === 0) continue;
           const lines = [];
-          for (const { role, shipment } of byPayer.get(customerNr) ?? []) {
+          for (const shipment of shipments) {
+            const role = roleOf.get(shipment.id);
+            if (!role) throw new Error(`shipment ${shipment.id} was read for payer ${customerNr} unasked`);
             const { facts, pickupTerminal, deliveryTerminal, vatPercent } = await factsOf(
               shipment,
               rules,
@@ -240,6 +253,7 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
               lines: costLines,
               totalOre: sum(costLines),
             });
+            invoiced.push(shipment.id);
           }
           last += 1;
           const taxed = allocateVat(lines.map((l) => l.lines));
@@ -251,10 +265,7 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
             ),
           );
         }
-        await deps.booking.markInvoiced(
-          tx,
-          selected.map((s) => s.id),
-        );
+        await deps.booking.markInvoiced(tx, invoiced);
         await store.saveLastNumber(last);
         return { RunId: runId, Invoices: issued };
       });

@@ -35,6 +35,17 @@ export interface ParcelSums {
   pickedParcels: number;
 }
 
+/** Due for invoicing: published, picked up, priced, not cancelled nor invoiced, picked up by `toDate`. */
+const invoiceableBy = (toDate: string) =>
+  and(
+    eq(shipments.status, 2),
+    isNull(shipments.cancelledAt),
+    sql`${shipments.pickedUpAt} is not null`,
+    sql`${shipments.price} is not null`,
+    isNull(shipments.invoicedAt),
+    lte(shipments.pickupDate, toDate),
+  );
+
 /** The sums as numbers, and whether the shipment is split (`isSplit`). */
 const sumsOf = (raw: Record<keyof ParcelSums, number | string>) => {
   const sums: ParcelSums = {
@@ -94,31 +105,32 @@ export function createBookingReadStore(db: DbOrTx) {
     },
 
     /**
-     * Published, picked-up, priced, not cancelled shipments picked up on or before `toDate` that no
-     * invoice has carried yet, by pickup date then id.
+     * Locks the shipments due for invoicing: published, picked-up, priced, not cancelled, picked up
+     * on or before `toDate`, carried by no invoice yet. Locked in id order, as scans lock them; a
+     * pickup scan that commits meanwhile is waited for. Answers only what decides each one's payer,
+     * so a run of 90 000 shipments holds ids, not shipments (`invoiceableOf` reads them a payer at a time).
      */
-    async invoiceable(toDate: string) {
-      const due = and(
-        eq(shipments.status, 2),
-        isNull(shipments.cancelledAt),
-        sql`${shipments.pickedUpAt} is not null`,
-        sql`${shipments.price} is not null`,
-        isNull(shipments.invoicedAt),
-        lte(shipments.pickupDate, toDate),
-      );
-      // Locked first, in id order as scans lock them, then read afresh: a pickup scan that commits
-      // meanwhile is waited for and its pickup date read; a later one finds the shipment invoiced.
-      const locked = new Set(
-        (
-          await db
-            .select({ id: shipments.id })
-            .from(shipments)
-            .where(due)
-            .orderBy(asc(shipments.id))
-            .for('update')
-        ).map((r) => r.id),
-      );
-      if (locked.size === 0) return [];
+    async lockInvoiceable(toDate: string) {
+      return db
+        .select({
+          id: shipments.id,
+          customerNr: shipments.customerNr,
+          recipientShallPay: shipments.recipientShallPay,
+          recipientCustomerId: shipments.recipientCustomerId,
+          payerCustomerId: shipments.payerCustomerId,
+        })
+        .from(shipments)
+        .where(invoiceableBy(toDate))
+        .orderBy(asc(shipments.id))
+        .for('update');
+    },
+
+    /**
+     * Of the locked shipments `ids`, those still due, read afresh (a scan waited for may have moved
+     * the pickup date), by pickup date then id, with what an invoice line needs.
+     */
+    async invoiceableOf(toDate: string, ids: readonly string[]) {
+      if (ids.length === 0) return [];
       const rows = await db
         .select({
           id: shipments.id,
@@ -138,12 +150,9 @@ export function createBookingReadStore(db: DbOrTx) {
           parcels: parcelSums,
         })
         .from(shipments)
-        .where(due)
+        .where(and(invoiceableBy(toDate), oneOf(shipments.id, ids)))
         .orderBy(asc(shipments.pickupDate), asc(shipments.id));
-      // One picked up between the two statements is not locked: the next run takes it.
-      return rows.flatMap((r) =>
-        r.price && locked.has(r.id) ? [{ ...r, price: r.price, parcels: sumsOf(r.parcels) }] : [],
-      );
+      return rows.flatMap((r) => (r.price ? [{ ...r, price: r.price, parcels: sumsOf(r.parcels) }] : []));
     },
 
     /** The Oslo date of each given shipment's first delivery, for those delivered. */
