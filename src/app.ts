@@ -5,6 +5,9 @@ import underPressure from '@fastify/under-pressure';
 import scalar from '@scalar/fastify-api-reference';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { adminRoutes } from './admin/routes';
+import { auditPlugin } from './audit/plugin';
+import { auditRoutes } from './audit/routes';
+import { type AuditService, createAuditService } from './audit/service';
 import { failureThrottle } from './auth/failures';
 import { authPlugin } from './auth/plugin';
 import { tokenRoutes } from './auth/routes';
@@ -82,6 +85,7 @@ export interface Services {
   listing: ListingService;
   invoicing: InvoicingService;
   requestLog: RequestLogService;
+  audit: AuditService;
 }
 
 export interface ServiceOptions {
@@ -147,6 +151,7 @@ export function createServices(database: Database, config: Config, options: Serv
       seller: config.seller,
       clock,
     }),
+    audit: createAuditService({ db, clock, retentionDays: config.auditRetentionDays }),
     requestLog: createRequestLogService({
       db,
       clock,
@@ -265,6 +270,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   await app.register(requestLogPlugin, { requestLog: services.requestLog });
+  // Before the routes: it adds its hooks to the admin routes that change something as they are added.
+  await app.register(auditPlugin, { audit: services.audit });
 
   // After authentication and the rate limit, which every request goes through, replayed or not.
   await app.register(answerCache, {
@@ -330,6 +337,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(invoicingRoutes, services);
   await app.register(requestLogRoutes, services);
+  await app.register(auditRoutes, services);
   await app.register(portalPlugin);
   deps.extraRoutes?.(app);
 

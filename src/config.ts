@@ -59,6 +59,8 @@ const ConfigSchema = Type.Object({
   requestLogRetentionHours: Type.Integer({ minimum: 1, maximum: 24 * 366 }),
   requestLogMaxPerKey: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
   requestLogBodyBytes: Type.Integer({ minimum: 256, maximum: 1024 * 1024 }),
+  /** Days the admin audit trail keeps its rows. */
+  auditRetentionDays: Type.Integer({ minimum: 1, maximum: 3650 }),
   /** Browser origins CORS admits (`*`: any); none by default in production, any outside it. */
   corsOrigins: Type.Array(Type.Union([Type.Literal('*'), Type.String({ pattern: '^https?://[^/\\s]+$' })])),
   /**
@@ -157,6 +159,7 @@ export function loadConfig(env: Env = process.env): Config {
     requestLogRetentionHours: int(env.KOLLI_REQUEST_LOG_RETENTION_HOURS, 7 * 24),
     requestLogMaxPerKey: int(env.KOLLI_REQUEST_LOG_MAX_PER_KEY, 1000),
     requestLogBodyBytes: int(env.KOLLI_REQUEST_LOG_BODY_BYTES, 16 * 1024),
+    auditRetentionDays: int(env.KOLLI_AUDIT_RETENTION_DAYS, 365),
     corsOrigins: list(env.KOLLI_CORS_ORIGINS) ?? (production ? [] : ['*']),
     trustProxy: list(env.KOLLI_TRUST_PROXY) ?? [],
     metricsPort: blank(env.METRICS_PORT) === undefined ? null : int(env.METRICS_PORT, 0),

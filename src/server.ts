@@ -2,6 +2,7 @@ import cluster from 'node:cluster';
 import closeWithGrace from 'close-with-grace';
 import { announceSandbox } from './admin/sandbox';
 import { buildApp, createServices, type Services } from './app';
+import { scheduleAuditPruning } from './audit/job';
 import { type Config, loadConfig, startProblem } from './config';
 import type { Database } from './db/client';
 import { scheduleInvoicing } from './invoicing/scheduled';
@@ -48,6 +49,7 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
     : null;
   // Also when recording is off, so rows of an earlier setting age out.
   const pruning = scheduleRequestLogPruning(services.requestLog, app.log, holder);
+  const auditPruning = scheduleAuditPruning(services.audit, app.log, holder);
   closeWithGrace({ delay: config.shutdownDrainMs + 20_000 }, async ({ err, signal }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
     else app.log.info({ signal }, 'shutting down');
@@ -58,6 +60,7 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
     await Promise.all([
       invoicing?.stop(),
       pruning.stop(),
+      auditPruning.stop(),
       worker?.stop(11_000),
       new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs)),
     ]);

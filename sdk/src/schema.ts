@@ -48,6 +48,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit trail of the administration, newest first
+         * @description One entry per change requested through the admin API (`POST`, `PUT`, `PATCH`, `DELETE` of an `/admin` operation that reached its handler): who (key id and name), when, which operation and target, and the status answered. Written before the change is made, so a change that could not be recorded is not made. Bodies are not kept (they may hold keys). Kept `KOLLI_AUDIT_RETENTION_DAYS` (365) days.
+         */
+        get: operations["listAdminAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/catalog": {
         parameters: {
             query?: never;
@@ -1467,6 +1487,103 @@ export interface operations {
             };
         };
     };
+    listAdminAudit: {
+        parameters: {
+            query?: {
+                /** @description Entries older than this Id (the previous page’s NextBefore). */
+                Before?: number;
+                /** @description Only this key’s changes. */
+                KeyId?: string;
+                Limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The newest changes first, and the cursor of the next page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        Entries: {
+                            Id: number;
+                            KeyId: string;
+                            KeyName: string;
+                            Method: string;
+                            /** @description What was changed: the path’s parameters. */
+                            Params: {
+                                [key: string]: string;
+                            };
+                            /** @description The path as sent, without the query. */
+                            Path: string;
+                            /** @description The X-Request-Id of the answer (the access log has the rest). */
+                            RequestId: string;
+                            /** @description The operation, as declared (`/admin/customers/:customerNr`). */
+                            Route: string;
+                            SettledTime: string | null;
+                            Status: number | null;
+                            /** @description When the change was requested, Oslo local time (CONTRACT §2). */
+                            Time: string;
+                        }[];
+                        NextBefore: number | null;
+                    };
+                };
+            };
+            /** @description Bad request: a field is missing or invalid; `errors` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Too many requests for this key; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The server is overloaded, starting, stopping or without its database; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getCatalog: {
         parameters: {
             query?: never;
@@ -2583,7 +2700,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description What was loaded. */
+            /** @description What was loaded, withdrawn and retired. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -227,7 +227,12 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     success: 'The keys.',
   }),
   'DELETE /admin/api-keys/{id}': op('revokeApiKey', 'Administration', { success: 'The key is revoked.' }),
-  'PUT /admin/postal-codes': op('replacePostalCodes', 'Administration', { success: 'What was loaded.' }),
+  'GET /admin/audit': op('listAdminAudit', 'Administration', {
+    success: 'The newest changes first, and the cursor of the next page.',
+  }),
+  'PUT /admin/postal-codes': op('replacePostalCodes', 'Administration', {
+    success: 'What was loaded, withdrawn and retired.',
+  }),
   'PUT /admin/terminals': op('replaceTerminals', 'Administration', { success: 'What was loaded.' }),
   'GET /admin/catalog': op('getCatalog', 'Administration', { success: 'The catalogue.' }),
   'PUT /admin/catalog': op('replaceCatalog', 'Administration', { success: 'What was loaded.' }),
