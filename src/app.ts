@@ -270,8 +270,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   await app.register(requestLogPlugin, { requestLog: services.requestLog });
-  // Before the routes: it adds its hooks to the admin routes that change something as they are added.
-  await app.register(auditPlugin, { audit: services.audit });
 
   // After authentication and the rate limit, which every request goes through, replayed or not.
   await app.register(answerCache, {
@@ -279,6 +277,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     context: services.pricing.today,
     clearedByWritesUnder: '/admin',
   });
+  // Before the routes: it adds its hooks to the admin routes that change something as they are
+  // added. After the answer cache, whose clearing must not wait for the audit row's settling.
+  await app.register(auditPlugin, { audit: services.audit });
 
   app.get(
     '/healthz',
