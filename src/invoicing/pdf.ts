@@ -51,6 +51,16 @@ function cell(doc: Doc, text: string, x: number, y: number, w: number, align: Al
   doc.text(text, x, y, { width: w, align, height: doc.currentLineHeight(true), ellipsis: true });
 }
 
+/** A horizontal rule from `x` to the right margin. */
+function drawRule(doc: Doc, x: number, y: number, width: number, color: string) {
+  doc
+    .moveTo(x, y)
+    .lineTo(M + WIDTH, y)
+    .lineWidth(width)
+    .strokeColor(color)
+    .stroke();
+}
+
 function font(doc: Doc, name: FontName, size: number, color = '#000') {
   return doc.font(name).fontSize(size).fillColor(color);
 }
@@ -191,12 +201,7 @@ export async function renderInvoicePdf(doc: InvoiceDocument, out: Writable, held
     cell(pdf, 'Vekt kg', COL.weight.x, at, COL.weight.w, 'right');
     cell(pdf, 'Mva', COL.vat.x, at, COL.vat.w, 'right');
     cell(pdf, 'Beløp eks. mva', COL.amount.x, at, COL.amount.w, 'right');
-    pdf
-      .moveTo(M, at + 12)
-      .lineTo(M + WIDTH, at + 12)
-      .lineWidth(0.7)
-      .strokeColor('#000')
-      .stroke();
+    drawRule(pdf, M, at + 12, 0.7, '#000');
     return at + HEADER_H;
   };
 
@@ -299,14 +304,7 @@ export async function renderInvoicePdf(doc: InvoiceDocument, out: Writable, held
           cell(pdf, name ?? c.Description, COL.what.x + 10, at, COL.what.w - 10);
           cell(pdf, nokText(c.AmountOre), COL.amount.x, at, COL.amount.w, 'right');
         },
-        rule(at) {
-          pdf
-            .moveTo(M, at + 2)
-            .lineTo(M + WIDTH, at + 2)
-            .lineWidth(0.3)
-            .strokeColor('#bbb')
-            .stroke();
-        },
+        rule: (at) => drawRule(pdf, M, at + 2, 0.3, '#bbb'),
       });
     }
   }
@@ -315,12 +313,7 @@ export async function renderInvoicePdf(doc: InvoiceDocument, out: Writable, held
   y = pager.y + 6;
   for (const [label, value, strong] of totals) {
     if (strong) {
-      pdf
-        .moveTo(M + 170, y - 2)
-        .lineTo(M + WIDTH, y - 2)
-        .lineWidth(0.7)
-        .strokeColor('#000')
-        .stroke();
+      drawRule(pdf, M + 170, y - 2, 0.7, '#000');
       y += 2;
     }
     font(pdf, strong ? 'bold' : 'regular', strong ? 10 : 9);

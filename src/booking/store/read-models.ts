@@ -35,6 +35,15 @@ export interface ParcelSums {
   pickedParcels: number;
 }
 
+/** What decides a shipment's payer (`payerOf`), with its id. */
+const payerFields = {
+  id: shipments.id,
+  customerNr: shipments.customerNr,
+  recipientShallPay: shipments.recipientShallPay,
+  recipientCustomerId: shipments.recipientCustomerId,
+  payerCustomerId: shipments.payerCustomerId,
+};
+
 /** Due for invoicing: published, picked up, priced, not cancelled nor invoiced, picked up by `toDate`. */
 const invoiceableBy = (toDate: string) =>
   and(
@@ -112,13 +121,7 @@ export function createBookingReadStore(db: DbOrTx) {
      */
     async lockInvoiceable(toDate: string) {
       return db
-        .select({
-          id: shipments.id,
-          customerNr: shipments.customerNr,
-          recipientShallPay: shipments.recipientShallPay,
-          recipientCustomerId: shipments.recipientCustomerId,
-          payerCustomerId: shipments.payerCustomerId,
-        })
+        .select(payerFields)
         .from(shipments)
         .where(invoiceableBy(toDate))
         .orderBy(asc(shipments.id))
@@ -133,11 +136,7 @@ export function createBookingReadStore(db: DbOrTx) {
       if (ids.length === 0) return [];
       const rows = await db
         .select({
-          id: shipments.id,
-          customerNr: shipments.customerNr,
-          recipientShallPay: shipments.recipientShallPay,
-          recipientCustomerId: shipments.recipientCustomerId,
-          payerCustomerId: shipments.payerCustomerId,
+          ...payerFields,
           productCode: shipments.productCode,
           services: shipments.services,
           unitCode: shipments.unitCode,
