@@ -10,7 +10,7 @@ import { auditRoutes } from './audit/routes';
 import { type AuditService, createAuditService } from './audit/service';
 import { failureThrottle } from './auth/failures';
 import { authPlugin } from './auth/plugin';
-import { tokenRoutes } from './auth/routes';
+import { callerRoutes, tokenRoutes } from './auth/routes';
 import { type AuthService, createAuthService } from './auth/service';
 import { createIdempotency, type Idempotency } from './booking/idempotency';
 import { shipmentPriceRoutes } from './booking/price-routes';
@@ -320,6 +320,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
 
   await app.register(tokenRoutes, { auth: services.auth, failures });
+  await app.register(callerRoutes);
   await app.register(adminRoutes, services);
   await app.register(customerRoutes, services);
   await app.register(postalCodeRoutes, services);

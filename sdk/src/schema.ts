@@ -608,6 +608,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The key in use: its customers and scopes
+         * @description Any valid key or token may ask. A client (the portal) learns from it which operations the key may call, instead of calling them and being refused.
+         */
+        get: operations["getCaller"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/pickuppoints": {
         parameters: {
             query?: never;
@@ -5233,6 +5253,86 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests for this key; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The server is overloaded, starting, stopping or without its database; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCaller: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key in use, its customers and scopes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "KeyId": "key_c7y6y_Qxutvq",
+                     *       "Name": "Nettbutikk",
+                     *       "CustomerNrs": [
+                     *         "1000"
+                     *       ],
+                     *       "Scopes": [
+                     *         "booking",
+                     *         "price"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The customer numbers the key acts for; an `admin` key acts for all and lists none. */
+                        CustomerNrs: string[];
+                        /** @description The key the request was made with (a token’s key). */
+                        KeyId: string;
+                        Name: string;
+                        Scopes: string[];
+                    };
+                };
+            };
+            /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
                 };
             };
             /** @description Too many requests for this key; retry after `Retry-After` seconds. */

@@ -195,6 +195,10 @@ describe('OAuth2 token endpoint', () => {
     expect((await get('/v1/customers/1000', bearer(body.access_token))).statusCode).toBe(200);
     expectPlain(await get('/v1/customers/2000', bearer(body.access_token)), 403);
     expectPlain(await get('/admin/customers', bearer(body.access_token)), 403);
+    // The token says what it may do, as its key does.
+    expect(json(await get('/v1/me', bearer(body.access_token)))).toEqual(
+      json(await get('/v1/me', bearer(key))),
+    );
   });
 
   test('client_credentials grant, in the form and as HTTP Basic', async () => {
@@ -407,5 +411,20 @@ describe('rate limiting per key', () => {
     } finally {
       await limited.close();
     }
+  });
+});
+
+describe('GET /v1/me', () => {
+  test('the key in use: its id, name, customers and scopes; an admin key lists no customers', async () => {
+    const mine = json<{ KeyId: string; Name: string; CustomerNrs: string[]; Scopes: string[] }>(
+      await get('/v1/me', bearer(customerKey)),
+    );
+    expect(mine).toMatchObject({ CustomerNrs: ['1000'], Scopes: ['booking', 'price'] });
+    expect(mine.KeyId).toMatch(/^key_/);
+    expect(json(await get('/v1/me', bearer(ADMIN_KEY)))).toMatchObject({
+      CustomerNrs: [],
+      Scopes: ['admin'],
+    });
+    expectPlain(await get('/v1/me', {}), 401);
   });
 });

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { authErrors } from '../http/schemas';
 import { DomainError } from '../lib/errors';
 import type { FailureThrottle } from './failures';
 import { refuseGuessing } from './plugin';
@@ -148,4 +149,42 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{
       },
     );
   }
+};
+
+const Caller = Type.Object(
+  {
+    KeyId: Type.String({ description: 'The key the request was made with (a token’s key).' }),
+    Name: Type.String(),
+    CustomerNrs: Type.Array(Type.String(), {
+      description: 'The customer numbers the key acts for; an `admin` key acts for all and lists none.',
+    }),
+    Scopes: Type.Array(Type.String()),
+  },
+  {
+    examples: [
+      { KeyId: 'key_c7y6y_Qxutvq', Name: 'Nettbutikk', CustomerNrs: ['1000'], Scopes: ['booking', 'price'] },
+    ],
+  },
+);
+
+/** `GET /v1/me`: what the key or token in use may do, so a client asks instead of probing with 403s. */
+export const callerRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/v1/me',
+    {
+      schema: {
+        tags: ['Authentication'],
+        summary: 'The key in use: its customers and scopes',
+        description:
+          'Any valid key or token may ask. A client (the portal) learns from it which operations the key may call, instead of calling them and being refused.',
+        response: { 200: Caller, ...authErrors },
+      },
+    },
+    async (request) => ({
+      KeyId: request.account.keyId,
+      Name: request.account.name,
+      CustomerNrs: [...request.account.customerNrs].sort(),
+      Scopes: [...request.account.scopes].sort(),
+    }),
+  );
 };

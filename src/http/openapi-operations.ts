@@ -85,6 +85,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     success: 'The access token.',
     oauthErrors: true,
   }),
+  'GET /v1/me': op('getCaller', 'Authentication', { success: 'The key in use, its customers and scopes.' }),
   'POST /as/token.oauth2': op('createOAuthToken', 'Authentication', {
     success: 'The access token.',
     oauthErrors: true,

@@ -113,6 +113,13 @@ describe.skipIf(!hasChromium)('portal: the integrator’s path and tenancy', () 
     await page.getByRole('link', { name: 'API-nøkler' }).click();
     await page.getByRole('cell', { name: keyId }).waitFor();
     await expectAccessible(page, 'API keys');
+    // A customer's key never asked for the administrator's key list: no refusal in its own log.
+    await p.ctx.services.requestLog.flush();
+    const asked = await p.ctx.app.inject({
+      url: '/v1/RequestLog?Path=admin',
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(asked.json().Entries).toEqual([]);
   }, 180_000);
 
   test('a key without a scope is told so, not that the shipment or its invoice is missing', async () => {
