@@ -8,26 +8,7 @@ import { moment, num } from '../format.js';
 
 export async function keysPage(main, { session }) {
   const me = await api('/v1/me').catch(() => null);
-  const admin = me?.Scopes?.includes('admin') ? await api('/admin/api-keys').catch(() => null) : null;
-  if (Array.isArray(admin)) {
-    main.replaceChildren(
-      h('h1', {}, 'API-nøkler'),
-      table(
-        ['Id', 'Navn', 'Kunder', 'Tilganger'],
-        admin.map((k) =>
-          h(
-            'tr',
-            {},
-            h('td', {}, k.Id),
-            h('td', {}, k.Name ?? ''),
-            h('td', {}, (k.CustomerNrs ?? []).join(', ')),
-            h('td', {}, (k.Scopes ?? []).join(', ')),
-          ),
-        ),
-      ),
-    );
-    return;
-  }
+  if (me?.Scopes?.includes('admin')) return adminKeys(main);
   const seen = new Map();
   const log = await api('/v1/RequestLog', { query: { Limit: 200 } }).catch(() => ({ Entries: [] }));
   for (const e of log.Entries) {
@@ -65,4 +46,42 @@ export async function keysPage(main, { session }) {
           ),
         ),
   );
+}
+
+/** A page of the administrator's key list, and the address of the next (its `Link: rel="next"`). */
+async function keyPage(url) {
+  const res = await api(url, { raw: true });
+  const next = /<([^>]+)>;\s*rel="next"/.exec(res.headers.get('link') ?? '')?.[1] ?? null;
+  return { keys: await res.json(), next };
+}
+
+const keyRow = (k) =>
+  h(
+    'tr',
+    {},
+    h('td', {}, k.Id),
+    h('td', {}, k.Name ?? ''),
+    h('td', {}, (k.CustomerNrs ?? []).join(', ')),
+    h('td', {}, (k.Scopes ?? []).join(', ')),
+  );
+
+/** Every key, newest first, a page of 100 at a time ("Flere" fetches the next). */
+async function adminKeys(main) {
+  let { keys, next } = await keyPage('/admin/api-keys');
+  const list = table(['Id', 'Navn', 'Kunder', 'Tilganger'], keys.map(keyRow));
+  const more = h(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary',
+      hidden: next === null,
+      onclick: async () => {
+        ({ keys, next } = await keyPage(next));
+        list.querySelector('tbody').append(...keys.map(keyRow));
+        more.hidden = next === null;
+      },
+    },
+    'Flere',
+  );
+  main.replaceChildren(h('h1', {}, 'API-nøkler'), list, more);
 }

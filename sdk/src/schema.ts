@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * List API keys
-         * @description Every API key with its name, scopes and customer numbers; never the key itself.
+         * @description Newest first, a page at a time: `Limit` (100, at most 1 000) after key `After`; a `Link: <…>; rel="next"` header gives the next page while there is one.
          */
         get: operations["listApiKeys"];
         put?: never;
@@ -101,7 +101,7 @@ export interface paths {
         };
         /**
          * List customers
-         * @description Every customer, by customer number.
+         * @description By customer number (as text), a page at a time: `Limit` (100, at most 1 000) after customer `After`; a `Link: <…>; rel="next"` header gives the next page while there is one.
          */
         get: operations["listCustomers"];
         put?: never;
@@ -1252,14 +1252,19 @@ export type $defs = Record<string, never>;
 export interface operations {
     listApiKeys: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A key id: the page starts after it. The `Link: <…>; rel="next"` header of a page gives the next page's address. */
+                After?: string;
+                /** @description Entries a page (at most 1 000). */
+                Limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The keys. */
+            /** @description A page of keys with their names, scopes and customer numbers, never the keys themselves; `Link: <…>; rel="next"` while there are more. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1277,6 +1282,15 @@ export interface operations {
                         RevokedAt: string | null;
                         Scopes: string[];
                     }[];
+                };
+            };
+            /** @description Bad request: a field is missing or invalid; `errors` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
@@ -1856,14 +1870,19 @@ export interface operations {
     };
     listCustomers: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A customer number: the page starts after it. The `Link: <…>; rel="next"` header of a page gives the next page's address. */
+                After?: string;
+                /** @description Entries a page (at most 1 000). */
+                Limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The customers. */
+            /** @description A page of customers; `Link: <…>; rel="next"` while there are more. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1892,6 +1911,15 @@ export interface operations {
                         /** @description The `CustomerId` of `GET /v2/europe/price` for this customer. */
                         PriceServiceId: string;
                     }[];
+                };
+            };
+            /** @description Bad request: a field is missing or invalid; `errors` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */

@@ -259,3 +259,63 @@ describe('timestamps', () => {
     expect(keys.find((k) => k.Id === Id)?.RevokedAt).toMatch(LOCAL);
   });
 });
+
+describe('the admin lists, a page at a time', () => {
+  /** Every page from `url` on, following `Link: <…>; rel="next"`; the ids of each page. */
+  async function follow(url: string, idOf: (row: Record<string, string>) => string) {
+    const pages: string[][] = [];
+    let next: string | undefined = url;
+    while (next) {
+      const res: Awaited<ReturnType<typeof ctx.app.inject>> = await ctx.app.inject({
+        url: next,
+        headers: admin,
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      pages.push(json<Record<string, string>[]>(res).map(idOf));
+      next = /^<([^>]+)>; rel="next"$/.exec(String(res.headers.link ?? ''))?.[1];
+    }
+    return pages;
+  }
+
+  test('customers by number and keys newest first, pages chained by their Link header', async () => {
+    for (const nr of ['6101', '6102', '6103', '6104', '6105']) {
+      await ctx.services.customers.create({ CustomerNr: nr, Name: `Side ${nr} AS` });
+      await ctx.services.auth.createKey({ name: `key ${nr}`, customerNrs: [nr], scopes: ['price'] });
+    }
+    const whole = json<{ CustomerNr: string }[]>(
+      await ctx.app.inject({ url: '/admin/customers?Limit=1000', headers: admin }),
+    ).map((c) => c.CustomerNr);
+    expect(whole).toEqual([...whole].sort());
+    const pages = await follow('/admin/customers?Limit=2', (c) => c.CustomerNr ?? '');
+    expect(pages.flat()).toEqual(whole);
+    expect(pages.slice(0, -1).every((p) => p.length === 2)).toBe(true);
+
+    const keys = json<{ Id: string; CreatedAt: string }[]>(
+      await ctx.app.inject({ url: '/admin/api-keys?Limit=1000', headers: admin }),
+    );
+    expect(keys.map((k) => k.CreatedAt)).toEqual(
+      keys
+        .map((k) => k.CreatedAt)
+        .sort()
+        .reverse(),
+    );
+    expect((await follow('/admin/api-keys?Limit=3', (k) => k.Id ?? '')).flat()).toEqual(
+      keys.map((k) => k.Id),
+    );
+  });
+
+  test('a page of at most 1 000, 100 by default; an After that names no key is a 400', async () => {
+    const many = await ctx.app.inject({ url: '/admin/customers?Limit=1001', headers: admin });
+    expect(many.statusCode).toBe(400);
+    expect(Object.keys(json<{ errors: object }>(many).errors)).toEqual(['Limit']);
+    const unknown = await ctx.app.inject({ url: '/admin/api-keys?After=key_nobody', headers: admin });
+    expect(unknown.statusCode).toBe(400);
+    expect(json<{ errors: object }>(unknown).errors).toEqual({ After: ['No API key key_nobody.'] });
+    for (let i = 0; i < 101; i++) {
+      await ctx.services.customers.create({ CustomerNr: String(5000 + i), Name: `Mange ${i} AS` });
+    }
+    const first = await ctx.app.inject({ url: '/admin/customers', headers: admin });
+    expect(json<unknown[]>(first)).toHaveLength(100);
+    expect(first.headers.link).toMatch(/^<\/admin\/customers\?Limit=100&After=\d+>; rel="next"$/);
+  });
+});

@@ -3,8 +3,9 @@ import { Type } from 'typebox';
 import { SCOPES } from '../auth/access';
 import type { AuthService } from '../auth/service';
 import type { CustomerService } from '../customers/service';
+import { DEFAULT_PAGE, linkNext, PageQuery } from '../http/paging';
 import { authErrors, Nullable, problemResponses } from '../http/schemas';
-import { Violations } from '../lib/errors';
+import { ValidationFailed, Violations } from '../lib/errors';
 import { formatOslo } from '../lib/oslo-time';
 import type { PostalCodeService } from '../reference-data/postal-codes';
 
@@ -132,9 +133,20 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{
     '/admin/customers',
     {
       config,
-      schema: { tags, summary: 'List customers', response: { 200: Type.Array(Customer), ...authErrors } },
+      schema: {
+        tags,
+        summary: 'List customers',
+        description:
+          'By customer number (as text), a page at a time: `Limit` (100, at most 1 000) after customer `After`; a `Link: <…>; rel="next"` header gives the next page while there is one.',
+        querystring: PageQuery('A customer number'),
+        response: { 200: Type.Array(Customer), ...problemResponses(400), ...authErrors },
+      },
     },
-    async () => (await customers.list()).map(customerView),
+    async (request, reply) => {
+      const limit = request.query.Limit ?? DEFAULT_PAGE;
+      const rows = await customers.list({ after: request.query.After, limit: limit + 1 });
+      return linkNext(request, reply, rows, limit, (c) => c.CustomerNr).map(customerView);
+    },
   );
 
   app.post(
@@ -175,9 +187,21 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{
     '/admin/api-keys',
     {
       config,
-      schema: { tags, summary: 'List API keys', response: { 200: Type.Array(ApiKey), ...authErrors } },
+      schema: {
+        tags,
+        summary: 'List API keys',
+        description:
+          'Newest first, a page at a time: `Limit` (100, at most 1 000) after key `After`; a `Link: <…>; rel="next"` header gives the next page while there is one.',
+        querystring: PageQuery('A key id'),
+        response: { 200: Type.Array(ApiKey), ...problemResponses(400), ...authErrors },
+      },
     },
-    () => auth.listKeys(),
+    async (request, reply) => {
+      const limit = request.query.Limit ?? DEFAULT_PAGE;
+      const rows = await auth.listKeys({ after: request.query.After, limit: limit + 1 });
+      if (rows === null) throw new ValidationFailed({ After: [`No API key ${request.query.After}.`] });
+      return linkNext(request, reply, rows, limit, (k) => k.Id);
+    },
   );
 
   app.delete(

@@ -37,7 +37,26 @@ export function createAuthStore(db: DbOrTx) {
       return row ?? null;
     },
 
-    listKeys: () => db.select().from(apiKeys).orderBy(desc(apiKeys.createdAt)),
+    /**
+     * At most `limit` keys, newest first (by creation, then id), after key `after` when given; null
+     * when `after` names no key.
+     */
+    async listKeys(q: { after?: string | undefined; limit: number }) {
+      if (q.after !== undefined) {
+        const [known] = await db.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.id, q.after));
+        if (!known) return null;
+      }
+      return db
+        .select()
+        .from(apiKeys)
+        .where(
+          q.after === undefined
+            ? undefined
+            : sql`(${apiKeys.createdAt}, ${apiKeys.id}) < (select created_at, id from api_keys where id = ${q.after})`,
+        )
+        .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
+        .limit(q.limit);
+    },
 
     async revokeKey(id: string): Promise<boolean> {
       const rows = await db

@@ -175,7 +175,9 @@ export function createCustomerService({ db }: { db: Db }) {
       return view(row);
     },
 
-    list: async () => (await store.list()).map(view),
+    /** A page of customers by number: at most `limit` (default 100) after customer `after`. */
+    list: async (q: { after?: string | undefined; limit?: number } = {}) =>
+      (await store.list({ after: q.after, limit: q.limit ?? 100 })).map(view),
 
     /** `using`: the transaction to read in, when the caller holds one (the embedded database has one connection). */
     get: (customerNr: string, using: DbOrTx = db): Promise<CustomerRow | null> =>

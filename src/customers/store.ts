@@ -1,4 +1,4 @@
-import { asc, eq, inArray, sql } from 'drizzle-orm';
+import { asc, eq, gt, inArray, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import { customers } from './tables';
 
@@ -40,7 +40,14 @@ export function createCustomerStore(db: DbOrTx) {
       return (result as unknown as { rows: { customerNr: string; code: string }[] }).rows;
     },
 
-    list: (): Promise<CustomerRow[]> => db.select().from(customers).orderBy(asc(customers.customerNr)),
+    /** At most `limit` customers by number (as text), after `after` when given. */
+    list: (q: { after?: string | undefined; limit: number }): Promise<CustomerRow[]> =>
+      db
+        .select()
+        .from(customers)
+        .where(q.after === undefined ? undefined : gt(customers.customerNr, q.after))
+        .orderBy(asc(customers.customerNr))
+        .limit(q.limit),
 
     /** `using`: the transaction to read in, when the caller holds one. */
     async get(customerNr: string, using: DbOrTx = db): Promise<CustomerRow | null> {

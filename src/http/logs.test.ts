@@ -24,7 +24,7 @@ test('the log of a run whose queries fail holds no key, key hash, token, body or
     method: 'POST',
     url: '/oauth/token',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: `grant_type=client_credentials&client_id=${(await ctx.services.auth.listKeys()).find((k) => k.Scopes.includes('webhooks'))?.Id}&client_secret=${tokenKey}`,
+    payload: `grant_type=client_credentials&client_id=${(await ctx.services.auth.listKeys())?.find((k) => k.Scopes.includes('webhooks'))?.Id}&client_secret=${tokenKey}`,
   });
   const accessToken = (token.json() as { access_token: string }).access_token;
   expect(accessToken).toBeTruthy();

@@ -219,13 +219,11 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     success: 'The corrected customer.',
   }),
   'GET /admin/customers': op('listCustomers', 'Administration', {
-    description: 'Every customer, by customer number.',
-    success: 'The customers.',
+    success: 'A page of customers; `Link: <…>; rel="next"` while there are more.',
   }),
   'POST /admin/api-keys': op('createApiKey', 'Administration', { success: 'The key, shown once.' }),
   'GET /admin/api-keys': op('listApiKeys', 'Administration', {
-    description: 'Every API key with its name, scopes and customer numbers; never the key itself.',
-    success: 'The keys.',
+    success: 'A page of keys with their names, scopes and customer numbers, never the keys themselves; `Link: <…>; rel="next"` while there are more.',
   }),
   'DELETE /admin/api-keys/{id}': op('revokeApiKey', 'Administration', { success: 'The key is revoked.' }),
   'GET /admin/audit': op('listAdminAudit', 'Administration', {

@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { osloBergenBooking } from '../factories';
-import { bearer } from '../helpers';
+import { ADMIN_KEY, bearer, json } from '../helpers';
 import { expectAccessible, hasChromium, openPortal, type Portal, screenshot, signIn } from './browser';
 
 const SCOPES = ['booking', 'price', 'invoice', 'shipments', 'labels', 'webhooks'] as const;
@@ -194,5 +194,24 @@ describe.skipIf(!hasChromium)('portal: the integrator’s path and tenancy', () 
     expect(await page.getByLabel('API-nøkkel').getAttribute('aria-invalid')).toBeNull();
     await screenshot(page, 'sign-in');
     await expectAccessible(page, 'sign-in');
+  }, 120_000);
+
+  test("the administrator's keys page lists every key, a page of 100 at a time", async () => {
+    const { page, base } = p;
+    for (let i = 0; i < 101; i++) {
+      await p.ctx.services.auth.createKey({ name: `butikk ${i}`, customerNrs: ['1000'], scopes: ['price'] });
+    }
+    const total = json<unknown[]>(
+      await p.ctx.app.inject({ url: '/admin/api-keys?Limit=1000', headers: bearer(ADMIN_KEY) }),
+    ).length;
+    await page.evaluate('sessionStorage.clear()');
+    await signIn(page, base, ADMIN_KEY);
+    await page.getByRole('link', { name: 'API-nøkler' }).click();
+    const rows = page.locator('tbody tr');
+    await expect.poll(() => rows.count()).toBe(100);
+    await page.getByRole('button', { name: 'Flere' }).click();
+    await expect.poll(() => rows.count()).toBe(total);
+    expect(await page.getByRole('button', { name: 'Flere' }).isHidden()).toBe(true);
+    await expectAccessible(page, 'API keys of the administrator');
   }, 120_000);
 });
