@@ -277,8 +277,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     context: services.pricing.today,
     clearedByWritesUnder: '/admin',
   });
-  // Before the routes: it adds its hooks to the admin routes that change something as they are
-  // added. After the answer cache, whose clearing must not wait for the audit row's settling.
+  // Before the routes: it adds its hooks to the admin routes that change something as they are added.
   await app.register(auditPlugin, { audit: services.audit });
 
   app.get(

@@ -14,9 +14,9 @@ const asHooks = <T>(hooks: T | T[] | undefined): T[] =>
 /**
  * Audits the changes made through the admin API: every POST, PUT, PATCH and DELETE of an
  * `admin`-scope route gets a row before its handler runs (a change that cannot be recorded is not
- * made: the request fails), settled with the status answered. Added to those routes alone, so no
- * other request pays for it. Requests refused before the handler (authentication, validation)
- * change nothing and are not audited; the access log has them.
+ * made: the request fails), settled with the status before the answer is sent. Added to those
+ * routes alone, so no other request pays for it. Requests refused before the handler
+ * (authentication, validation) change nothing and are not audited; the access log has them.
  */
 export const auditPlugin = fp(async (app: FastifyInstance, { audit }: { audit: AuditService }) => {
   async function begin(request: FastifyRequest) {
@@ -30,19 +30,22 @@ export const auditPlugin = fp(async (app: FastifyInstance, { audit }: { audit: A
     });
     pending.set(request, id);
   }
-  async function settle(request: FastifyRequest, reply: FastifyReply) {
+  // Settled before the answer goes out: a client that reads the trail after its answer finds it.
+  async function settle(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
     const id = pending.get(request);
-    if (id === undefined) return;
+    if (id === undefined) return payload;
+    pending.delete(request);
     try {
       await audit.settle(id, reply.statusCode);
     } catch (err) {
       // The row stays, with no status: a change whose outcome was not recorded.
       request.log.error({ err, auditId: id }, 'audit row not settled');
     }
+    return payload;
   }
   app.addHook('onRoute', (route) => {
     if (route.config?.scope !== 'admin' || !changes(route.method)) return;
     route.preHandler = [...asHooks(route.preHandler), begin];
-    route.onResponse = [...asHooks(route.onResponse), settle];
+    route.onSend = [...asHooks(route.onSend), settle];
   });
 });
