@@ -151,7 +151,7 @@ export function createAuthService(deps: { db: Db; config: Config }) {
     /** A page of keys, newest first: at most `limit` (default 100) after key `after`; null when it names none. */
     async listKeys(q: { after?: string | undefined; limit?: number } = {}) {
       const rows = await store.listKeys({ after: q.after, limit: q.limit ?? 100 });
-      return rows && rows.map(view);
+      return rows?.map(view) ?? null;
     },
 
     /** True when a stored, unrevoked key has the `admin` scope (KOLLI_ADMIN_KEY aside). */

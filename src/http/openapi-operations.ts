@@ -223,7 +223,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   }),
   'POST /admin/api-keys': op('createApiKey', 'Administration', { success: 'The key, shown once.' }),
   'GET /admin/api-keys': op('listApiKeys', 'Administration', {
-    success: 'A page of keys with their names, scopes and customer numbers, never the keys themselves; `Link: <…>; rel="next"` while there are more.',
+    success:
+      'A page of keys with their names, scopes and customer numbers, never the keys themselves; `Link: <…>; rel="next"` while there are more.',
   }),
   'DELETE /admin/api-keys/{id}': op('revokeApiKey', 'Administration', { success: 'The key is revoked.' }),
   'GET /admin/audit': op('listAdminAudit', 'Administration', {
