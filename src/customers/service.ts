@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import countries from 'i18n-iso-countries';
 import { LRUCache } from 'lru-cache';
-import type { Db, DbOrTx } from '../db/client';
+import type { Db, DbOrTx, Tx } from '../db/client';
 import { DomainError, notFound, Violations } from '../lib/errors';
 import { isOrgNr } from '../lib/mod11';
 import { type CustomerRow, createCustomerStore } from './store';
@@ -83,10 +83,14 @@ function checkCustomer(input: CustomerInput, v: Violations): void {
   );
 }
 
-/** A rule of another domain on an agreement: adds its violations to `v`, keyed `Agreement.…`. */
+/**
+ * A rule of another domain on an agreement: adds its violations to `v`, keyed `Agreement.…`. It
+ * reads in `tx`, the customer write's own transaction, so it may lock what it judges against.
+ */
 export type AgreementCheck = (
   agreement: NonNullable<CustomerInput['Agreement']>,
   v: Violations,
+  tx: Tx,
 ) => Promise<void>;
 
 export function createCustomerService({ db }: { db: Db }) {
@@ -102,10 +106,18 @@ export function createCustomerService({ db }: { db: Db }) {
   });
   const listeners: ((customerNr: string) => void)[] = [];
   const agreementChecks: AgreementCheck[] = [];
-  /** The customer's own rules, then those other domains add (the tariff weighs its unit codes). */
-  async function check(input: CustomerInput, v: Violations): Promise<void> {
+  /**
+   * Judges `input` by the customer's own rules, then those other domains add (the tariff weighs its
+   * unit codes), and writes it with `write`, all in one transaction: a rule's lock holds until the
+   * row is written. Throws `ValidationFailed` naming every violation, with nothing written.
+   */
+  function checkedWrite<T>(input: CustomerInput, v: Violations, write: (tx: Tx) => Promise<T>): Promise<T> {
     checkCustomer(input, v);
-    for (const rule of agreementChecks) await rule(input.Agreement ?? {}, v);
+    return db.transaction(async (tx) => {
+      for (const rule of agreementChecks) await rule(input.Agreement ?? {}, v, tx);
+      v.throwIfAny();
+      return write(tx);
+    });
   }
   return {
     /**
@@ -133,16 +145,16 @@ export function createCustomerService({ db }: { db: Db }) {
         /^[1-9][0-9]{0,9}$/.test(input.CustomerNr) && Number(input.CustomerNr) <= 2_147_483_647,
         'A customer number is a whole number from 1 to 2147483647, without leading zeros.',
       );
-      await check(input, v);
-      v.throwIfAny();
-      const row = await store.insert({
-        customerNr: input.CustomerNr,
-        name: input.Name,
-        orgNr: input.OrgNr ?? null,
-        address: input.Address ?? null,
-        agreement: input.Agreement ?? {},
-        priceServiceId: newPriceServiceId(),
-      });
+      const row = await checkedWrite(input, v, (tx) =>
+        createCustomerStore(tx).insert({
+          customerNr: input.CustomerNr,
+          name: input.Name,
+          orgNr: input.OrgNr ?? null,
+          address: input.Address ?? null,
+          agreement: input.Agreement ?? {},
+          priceServiceId: newPriceServiceId(),
+        }),
+      );
       cache.delete(input.CustomerNr);
       if (!row) {
         throw new DomainError(
@@ -160,15 +172,14 @@ export function createCustomerService({ db }: { db: Db }) {
      * to; shipments priced keep their price.
      */
     async update(customerNr: string, input: CustomerInput): Promise<CustomerView> {
-      const v = new Violations();
-      await check(input, v);
-      v.throwIfAny();
-      const row = await store.update(customerNr, {
-        name: input.Name,
-        orgNr: input.OrgNr ?? null,
-        address: input.Address ?? null,
-        agreement: input.Agreement ?? {},
-      });
+      const row = await checkedWrite(input, new Violations(), (tx) =>
+        createCustomerStore(tx).update(customerNr, {
+          name: input.Name,
+          orgNr: input.OrgNr ?? null,
+          address: input.Address ?? null,
+          agreement: input.Agreement ?? {},
+        }),
+      );
       cache.delete(customerNr);
       if (!row) throw notFound(`Customer ${customerNr}`);
       for (const listener of listeners) listener(customerNr);

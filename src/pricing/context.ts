@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Catalog, CatalogRules } from '../catalog/service';
-import type { DbOrTx } from '../db/client';
+import type { DbOrTx, Tx } from '../db/client';
 import type { Violations } from '../lib/errors';
 import type { MaybePromise } from '../lib/maybe-promise';
 import { percentToBasisPoints } from '../lib/units';
@@ -49,9 +49,9 @@ export interface LookupDeps {
     onChange?(listener: (customerNr: string) => void): void;
     /** The special unit codes the agreements list (a tariff must weigh them). */
     specialUnitCodesInUse(using?: DbOrTx): Promise<readonly { customerNr: string; code: string }[]>;
-    /** Adds a rule agreements must meet on create and update. */
+    /** Adds a rule agreements must meet on create and update, judged in the write's transaction. */
     checkAgreementsWith?(
-      rule: (agreement: { SpecialUnitCodes?: string[] }, v: Violations) => Promise<void>,
+      rule: (agreement: { SpecialUnitCodes?: string[] }, v: Violations, tx: Tx) => Promise<void>,
     ): void;
   };
 }

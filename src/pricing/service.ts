@@ -76,8 +76,8 @@ export function createPricingService(deps: PricingDeps) {
     agreements: deps.customers,
   });
   deps.catalog.checkReplacesWith?.((catalog, violations) => admin.checkCatalog(catalog, violations));
-  deps.customers.checkAgreementsWith?.((agreement, violations) =>
-    admin.checkAgreement(agreement, violations),
+  deps.customers.checkAgreementsWith?.((agreement, violations, tx) =>
+    admin.checkAgreement(agreement, violations, tx),
   );
 
   return {

@@ -34,6 +34,16 @@ export async function upsertTariff(
     });
 }
 
+/**
+ * Serialises, until the transaction ends, every change that could leave a special unit code in an
+ * agreement without a unit weight in a tariff still to be used: tariff puts and deletes, and
+ * agreement writes. Each side judges the other's rows under it, so two such changes at once (on two
+ * processes) cannot both pass a check the other invalidates.
+ */
+export async function lockUnitWeights(tx: Tx): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext('pricing:unit-weights'))`);
+}
+
 /** The stored versions' dates, their rows locked until the transaction ends. */
 export async function lockTariffVersions(tx: Tx): Promise<string[]> {
   const rows = await tx

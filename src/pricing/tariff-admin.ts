@@ -16,7 +16,14 @@ import {
   ExchangeRateTableSchema,
 } from './rates';
 import type { ExchangeRateSummary, TariffSummary } from './schemas';
-import { deleteTariff, lockTariffVersions, readTariffs, upsertExchangeRates, upsertTariff } from './store';
+import {
+  deleteTariff,
+  lockTariffVersions,
+  lockUnitWeights,
+  readTariffs,
+  upsertExchangeRates,
+  upsertTariff,
+} from './store';
 import {
   assertTariffRules,
   checkTariffFits,
@@ -100,7 +107,7 @@ export interface AdminDeps {
   /** The special unit codes the customers' agreements list: every tariff still to be used weighs them. */
   agreements: {
     /** `using`: the transaction to read in (the embedded database has one connection). */
-    specialUnitCodesInUse(using?: Tx): Promise<readonly { customerNr: string; code: string }[]>;
+    specialUnitCodesInUse(using: Tx): Promise<readonly { customerNr: string; code: string }[]>;
   };
 }
 
@@ -164,26 +171,28 @@ export function createTariffAdmin({ db, catalog, terminals, tariffs, rates, toda
         },
         v,
       );
-      // A version still to be used must weigh every special unit code an agreement lists, or the
-      // customer's prices and bookings with that code would be refused while it is in force.
-      const stored = (await readTariffs(db)).filter((r) => r.validFrom !== doc.ValidFrom);
-      if (
-        stillUsed([...stored, { validFrom: doc.ValidFrom }], today()).some(
-          (r) => r.validFrom === doc.ValidFrom,
-        )
-      ) {
-        const inUse = await agreements.specialUnitCodesInUse();
-        for (const code of unweighed(doc, inUse)) {
-          v.add(
-            'ChargeableWeight.UnitWeightsKg',
-            `Unit code ${code} is in the agreement of customer ${customersListing(inUse, code)} and needs a unit weight.`,
-          );
+      await replaceAsAdmin(db, shippedName(SHIPPED_TARIFFS, doc.ValidFrom), doc, async (tx) => {
+        // A version still to be used must weigh every special unit code an agreement lists, or the
+        // customer's prices and bookings with that code would be refused while it is in force.
+        // Judged under the unit-weight lock, so an agreement written meanwhile cannot slip past.
+        await lockUnitWeights(tx);
+        const stored = (await readTariffs(tx)).filter((r) => r.validFrom !== doc.ValidFrom);
+        if (
+          stillUsed([...stored, { validFrom: doc.ValidFrom }], today()).some(
+            (r) => r.validFrom === doc.ValidFrom,
+          )
+        ) {
+          const inUse = await agreements.specialUnitCodesInUse(tx);
+          for (const code of unweighed(doc, inUse)) {
+            v.add(
+              'ChargeableWeight.UnitWeightsKg',
+              `Unit code ${code} is in the agreement of customer ${customersListing(inUse, code)} and needs a unit weight.`,
+            );
+          }
         }
-      }
-      v.throwIfAny();
-      await replaceAsAdmin(db, shippedName(SHIPPED_TARIFFS, doc.ValidFrom), doc, (tx) =>
-        upsertTariff(tx, doc, sha256Of(doc), 'admin'),
-      );
+        v.throwIfAny();
+        await upsertTariff(tx, doc, sha256Of(doc), 'admin');
+      });
       const versions = await tariffs.reload();
       const version = versions.find((v) => v.validFrom === doc.ValidFrom);
       if (!version) throw new Error('the tariff just stored was not read back');
@@ -215,12 +224,14 @@ export function createTariffAdmin({ db, catalog, terminals, tariffs, rates, toda
     /**
      * An agreement's special unit codes must each have a unit weight in every tariff version still
      * to be used (customers' `checkAgreementsWith`): set the weight in the tariff first, then the
-     * agreement. Adds to `v`, keyed by the agreement's paths.
+     * agreement. Adds to `v`, keyed by the agreement's paths. Judged in the agreement's write
+     * transaction `tx`, under the unit-weight lock a tariff put or delete also takes.
      */
-    async checkAgreement(agreement: { SpecialUnitCodes?: string[] }, v: Violations): Promise<void> {
+    async checkAgreement(agreement: { SpecialUnitCodes?: string[] }, v: Violations, tx: Tx): Promise<void> {
       const codes = agreement.SpecialUnitCodes ?? [];
       if (codes.length === 0) return;
-      for (const { validFrom, content } of stillUsed(await readTariffs(db), today())) {
+      await lockUnitWeights(tx);
+      for (const { validFrom, content } of stillUsed(await readTariffs(tx), today())) {
         codes.forEach((code, i) => {
           v.check(
             `Agreement.SpecialUnitCodes[${i}]`,
@@ -255,6 +266,7 @@ export function createTariffAdmin({ db, catalog, terminals, tariffs, rates, toda
         shippedName(SHIPPED_TARIFFS, validFrom),
         { deleted: validFrom },
         async (tx) => {
+          await lockUnitWeights(tx);
           const stored = await lockTariffVersions(tx);
           if (!stored.includes(validFrom)) throw notFound(`Tariff version ${validFrom}`);
           const left = stored.filter((v) => v !== validFrom);

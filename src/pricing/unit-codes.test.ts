@@ -92,3 +92,30 @@ test('a delete that would put in force a version without a code in use is refuse
   expect(dropped.statusCode, dropped.body).toBe(200);
   expect((await admin('DELETE', '/admin/tariffs/2026-01-01')).statusCode).toBe(204);
 });
+
+test('a tariff put dropping a code and an agreement naming it, at once: one of them is refused', async () => {
+  // In force from 1 November (and the only version still to be used): it weighs unit code 60.
+  const weighing60 = shipped();
+  weighing60.ValidFrom = '2026-11-01';
+  weighing60.ChargeableWeight.UnitWeightsKg['60'] = 80;
+  expect((await admin('PUT', '/admin/tariffs', weighing60)).statusCode).toBe(200);
+  expect(
+    (await admin('POST', '/admin/customers', { CustomerNr: '2200', Name: 'Samtidig AS' })).statusCode,
+  ).toBe(201);
+  const without60 = shipped();
+  without60.ValidFrom = '2028-01-01';
+  // Each judges the other's rows; unserialised, both read before either wrote, and both passed.
+  for (let round = 0; round < 10; round++) {
+    const [tariff, agreement] = await Promise.all([
+      admin('PUT', '/admin/tariffs', without60),
+      admin('PUT', '/admin/customers/2200', { Name: 'Samtidig AS', Agreement: { SpecialUnitCodes: ['60'] } }),
+    ]);
+    const passed = [tariff, agreement].filter((r) => r.statusCode === 200);
+    expect(passed, `round ${round}: ${tariff.body} / ${agreement.body}`).toHaveLength(1);
+    const reset =
+      tariff.statusCode === 200
+        ? await admin('DELETE', '/admin/tariffs/2028-01-01')
+        : await admin('PUT', '/admin/customers/2200', { Name: 'Samtidig AS', Agreement: {} });
+    expect(reset.statusCode, reset.body).toBeLessThan(300);
+  }
+});
