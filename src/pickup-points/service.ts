@@ -102,17 +102,20 @@ export function createPickupPointService({
     },
   });
 
+  const zipsOf = (points: readonly Partial<PickupPointImport['PickupPoints'][number]>[]) => [
+    ...new Set(points.flatMap((p) => (typeof p.Zip === 'string' ? [p.Zip] : []))),
+  ];
+
   /**
-   * The rules of an import beyond its schema: ids unique, zips in the postal register. Throws
+   * The rules of an import beyond its schema: ids unique, zips among `known` postal codes. Throws
    * `ValidationFailed` naming every violation. Also run on what the schema accepted of a refused
    * import (`domainRules`), so its points may lack the fields the schema refused: those are skipped.
    */
-  async function checkImport(
+  function judgeImport(
     points: readonly Partial<PickupPointImport['PickupPoints'][number]>[],
-  ): Promise<void> {
+    known: ReadonlySet<string>,
+  ): void {
     const v = new Violations();
-    const zips = [...new Set(points.flatMap((p) => (typeof p.Zip === 'string' ? [p.Zip] : [])))];
-    const known = await postalCodes.existing(zips);
     const ids = new Set<number>();
     points.forEach((p, i) => {
       if (typeof p.Id === 'number') {
@@ -139,14 +142,16 @@ export function createPickupPointService({
       return loaded;
     },
 
-    checkImport,
+    /** `judgeImport` against the register as the in-memory snapshot has it (a refused import's rest). */
+    async checkImport(points: readonly Partial<PickupPointImport['PickupPoints'][number]>[]): Promise<void> {
+      judgeImport(points, await postalCodes.existing(zipsOf(points)));
+    },
 
     /**
      * Replaces every pickup point with an imported list (admin API), in one transaction. Ids must be
      * unique and zips in the postal register. The sandbox file never overwrites an imported list.
      */
     async importPoints(body: PickupPointImport): Promise<{ count: number }> {
-      await checkImport(body.PickupPoints);
       const points: PickupPointRecord[] = body.PickupPoints.map((p) => ({
         id: p.Id,
         name: p.Name,
@@ -158,7 +163,11 @@ export function createPickupPointService({
         openingHours: p.OpeningHours,
         sandbox: false,
       }));
-      await replaceAsAdmin(db, SANDBOX_FILE, points, (tx) => writeAll(tx, points));
+      await replaceAsAdmin(db, SANDBOX_FILE, points, async (tx) => {
+        // Judged under the register's hold: an import withdrawing one of these zips waits.
+        judgeImport(body.PickupPoints, await postalCodes.holdRegister(tx, zipsOf(body.PickupPoints)));
+        await writeAll(tx, points);
+      });
       cache.clear();
       return { count: points.length };
     },

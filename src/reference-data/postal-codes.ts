@@ -2,9 +2,11 @@ import type { Db, DbOrTx, Tx } from '../db/client';
 import { DomainError, notFound } from '../lib/errors';
 import { readCsv } from './files';
 import { registerSnapshot } from './register-snapshot';
+import { lockLoad } from './store/loads';
 import {
   codesNotIn,
   coordinateOf,
+  existingCodes,
   findCode,
   type PostalCodeRecord,
   type PostalCodeRow,
@@ -68,6 +70,17 @@ const view = (row: PostalCodeRow): PostalCodeView => ({
   Category: row.category,
   Terminal: row.terminal,
 });
+
+/**
+ * Holds the register as it is until `tx` ends (a register import or load waits for it) and answers
+ * which of `codes` it has, read in `tx`. What is written at postal codes (pickup points, terminal
+ * overrides) is judged under it, so a register withdrawing a code cannot pass between the check and
+ * the write and leave something standing at a code that no longer exists.
+ */
+export async function holdRegister(tx: Tx, codes: readonly string[]): Promise<Set<string>> {
+  await lockLoad(tx, SHIPPED_FILE);
+  return new Set(codes.length === 0 ? [] : await existingCodes(tx, codes));
+}
 
 /**
  * What another domain keeps at a postal code (pickup points): asked for, and retired, when a new
@@ -177,6 +190,8 @@ export function createPostalCodeService({ db }: { db: Db }) {
       register.clear();
       return { count: records.length, ...withdrawal };
     },
+
+    holdRegister,
 
     /** Which of the given codes are in the register (from the in-memory register snapshot). */
     async existing(codes: readonly string[]): Promise<Set<string>> {

@@ -94,3 +94,91 @@ test('withdrawing codes in use: refused whole, or retired with them when asked',
   const gone = await ctx.app.inject({ url: `/v1/pickuppoints/${point.id}`, headers: bearer(key) });
   expect(gone.statusCode).toBe(404);
 });
+
+/** A code of the register nothing stands at (no pickup point, no terminal override). */
+async function codeStandingFree(): Promise<string> {
+  const { db } = ctx.database;
+  const [points, overrides] = await Promise.all([
+    db.select().from(pickupPoints),
+    db.select().from(terminalOverrides),
+  ]);
+  const taken = new Set([...points.map((p) => p.postalCode), ...overrides.map((o) => o.postalCode)]);
+  const code = (await db.select().from(postalCodes)).map((r) => r.postalCode).find((c) => !taken.has(c));
+  if (!code) throw new Error('some code has nothing standing at it');
+  return code;
+}
+
+/** Every code something stands at is still in the register. */
+async function nothingStandsOutside(): Promise<void> {
+  const { db } = ctx.database;
+  const register = new Set((await db.select().from(postalCodes)).map((r) => r.postalCode));
+  const points = await db.select().from(pickupPoints);
+  const overrides = await db.select().from(terminalOverrides);
+  expect(points.filter((p) => !register.has(p.postalCode))).toEqual([]);
+  expect(overrides.filter((o) => !register.has(o.postalCode))).toEqual([]);
+}
+
+// Each write judges the other's rows: unserialised, both checked before either wrote, both passed,
+// and a pickup point or an override was left at a code the register no longer has.
+test('a register withdrawing a code and a pickup-point import placing a point there, at once: not both', async () => {
+  for (let round = 0; round < 4; round++) {
+    const code = await codeStandingFree();
+    const points = (await ctx.database.db.select().from(pickupPoints)).map((p) => ({
+      Id: p.id,
+      Name: p.name,
+      Address: p.address,
+      Zip: p.postalCode,
+      Place: p.place,
+      Latitude: p.lat,
+      Longitude: p.lon,
+      OpeningHours: p.openingHours,
+    }));
+    const placed = { ...points[0], Id: 900_000 + round, Zip: code } as (typeof points)[number];
+    const register = await registerWithout([code]);
+    const [withdrawal, placing] = await Promise.all([
+      ctx.app.inject({
+        method: 'PUT',
+        url: '/admin/postal-codes',
+        headers: bearer(ADMIN_KEY),
+        payload: { PostalCodes: register },
+      }),
+      ctx.app.inject({
+        method: 'PUT',
+        url: '/admin/pickup-points',
+        headers: bearer(ADMIN_KEY),
+        payload: { PickupPoints: [...points, placed] },
+      }),
+    ]);
+    const passed = [withdrawal, placing].filter((r) => r.statusCode === 200);
+    expect(passed, `round ${round}: ${withdrawal.statusCode} / ${placing.body}`).toHaveLength(1);
+    await nothingStandsOutside();
+  }
+});
+
+test('a register withdrawing a code and a routing replace overriding it, at once: not both', async () => {
+  const terminals = [
+    { Code: 'OSL', Name: 'Oslo', Place: 'OSLO', Latitude: 59.93, Longitude: 10.84 },
+    { Code: 'BGO', Name: 'Bergen', Place: 'BERGEN', Latitude: 60.29, Longitude: 5.26 },
+  ];
+  for (let round = 0; round < 4; round++) {
+    const code = await codeStandingFree();
+    const register = await registerWithout([code]);
+    const [withdrawal, overriding] = await Promise.all([
+      ctx.app.inject({
+        method: 'PUT',
+        url: '/admin/postal-codes',
+        headers: bearer(ADMIN_KEY),
+        payload: { PostalCodes: register },
+      }),
+      ctx.app.inject({
+        method: 'PUT',
+        url: '/admin/terminals',
+        headers: bearer(ADMIN_KEY),
+        payload: { Terminals: terminals, Overrides: [{ PostalCode: code, Terminal: 'OSL', Reason: 'race' }] },
+      }),
+    ]);
+    const passed = [withdrawal, overriding].filter((r) => r.statusCode === 200);
+    expect(passed, `round ${round}: ${withdrawal.statusCode} / ${overriding.body}`).toHaveLength(1);
+    await nothingStandsOutside();
+  }
+});

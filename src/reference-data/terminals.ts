@@ -1,8 +1,8 @@
 import type { Db } from '../db/client';
 import { Violations } from '../lib/errors';
 import { ttlCache } from '../lib/ttl-cache';
+import { holdRegister } from './postal-codes';
 import { registerSnapshot } from './register-snapshot';
-import { existingCodes } from './store/postal-codes';
 import { assignPostalCodeTerminals, readRouting, writeRouting } from './store/terminals';
 import { type RoutingData, readShippedRouting, type TerminalRecord } from './terminals-files';
 import { loadWhenChanged, replaceAsAdmin } from './terminals-loads';
@@ -145,11 +145,15 @@ export function createTerminalService({ db, cacheMs = ROUTING_CACHE_MS }: { db: 
         transitDays: input.transitDays ?? transitMatrix(input.terminals),
         overrides: input.overrides,
       };
-      const known = await existingCodes(db, data.overrides.map((o) => o.postalCode).concat(['']));
-      const v = new Violations();
-      checkRouting(data, new Set(known), v);
-      v.throwIfAny();
       const changed = await replaceAsAdmin(db, LOAD_NAME, data, async (tx) => {
+        // Judged under the register's hold: an import withdrawing an overridden code waits.
+        const known = await holdRegister(
+          tx,
+          data.overrides.map((o) => o.postalCode),
+        );
+        const v = new Violations();
+        checkRouting(data, known, v);
+        v.throwIfAny();
         await writeRouting(tx, data);
         return assignPostalCodeTerminals(tx);
       });
