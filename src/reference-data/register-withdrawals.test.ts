@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
+import { viewOf } from '../pickup-points/service';
 import { pickupPoints } from '../pickup-points/tables';
 import { postalCodes } from './tables';
 import { terminalOverrides } from './terminals-tables';
@@ -32,15 +33,13 @@ async function registerWithout(without: readonly string[]) {
     }));
 }
 
+const put = (url: string, payload: object) =>
+  ctx.app.inject({ method: 'PUT', url, headers: bearer(ADMIN_KEY), payload });
+
 const importRegister = async (without: readonly string[], retire?: boolean) =>
-  ctx.app.inject({
-    method: 'PUT',
-    url: '/admin/postal-codes',
-    headers: bearer(ADMIN_KEY),
-    payload: {
-      PostalCodes: await registerWithout(without),
-      ...(retire === undefined ? {} : { RetireDependents: retire }),
-    },
+  put('/admin/postal-codes', {
+    PostalCodes: await registerWithout(without),
+    ...(retire === undefined ? {} : { RetireDependents: retire }),
   });
 
 test('withdrawing codes in use: refused whole, or retired with them when asked', async () => {
@@ -123,31 +122,15 @@ async function nothingStandsOutside(): Promise<void> {
 test('a register withdrawing a code and a pickup-point import placing a point there, at once: not both', async () => {
   for (let round = 0; round < 4; round++) {
     const code = await codeStandingFree();
-    const points = (await ctx.database.db.select().from(pickupPoints)).map((p) => ({
-      Id: p.id,
-      Name: p.name,
-      Address: p.address,
-      Zip: p.postalCode,
-      Place: p.place,
-      Latitude: p.lat,
-      Longitude: p.lon,
-      OpeningHours: p.openingHours,
-    }));
+    const points = (await ctx.database.db.select().from(pickupPoints)).map((row) => {
+      const { DistanceKm, Sandbox, ...point } = viewOf(row);
+      return point;
+    });
     const placed = { ...points[0], Id: 900_000 + round, Zip: code } as (typeof points)[number];
     const register = await registerWithout([code]);
     const [withdrawal, placing] = await Promise.all([
-      ctx.app.inject({
-        method: 'PUT',
-        url: '/admin/postal-codes',
-        headers: bearer(ADMIN_KEY),
-        payload: { PostalCodes: register },
-      }),
-      ctx.app.inject({
-        method: 'PUT',
-        url: '/admin/pickup-points',
-        headers: bearer(ADMIN_KEY),
-        payload: { PickupPoints: [...points, placed] },
-      }),
+      put('/admin/postal-codes', { PostalCodes: register }),
+      put('/admin/pickup-points', { PickupPoints: [...points, placed] }),
     ]);
     const passed = [withdrawal, placing].filter((r) => r.statusCode === 200);
     expect(passed, `round ${round}: ${withdrawal.statusCode} / ${placing.body}`).toHaveLength(1);
@@ -164,17 +147,10 @@ test('a register withdrawing a code and a routing replace overriding it, at once
     const code = await codeStandingFree();
     const register = await registerWithout([code]);
     const [withdrawal, overriding] = await Promise.all([
-      ctx.app.inject({
-        method: 'PUT',
-        url: '/admin/postal-codes',
-        headers: bearer(ADMIN_KEY),
-        payload: { PostalCodes: register },
-      }),
-      ctx.app.inject({
-        method: 'PUT',
-        url: '/admin/terminals',
-        headers: bearer(ADMIN_KEY),
-        payload: { Terminals: terminals, Overrides: [{ PostalCode: code, Terminal: 'OSL', Reason: 'race' }] },
+      put('/admin/postal-codes', { PostalCodes: register }),
+      put('/admin/terminals', {
+        Terminals: terminals,
+        Overrides: [{ PostalCode: code, Terminal: 'OSL', Reason: 'race' }],
       }),
     ]);
     const passed = [withdrawal, overriding].filter((r) => r.statusCode === 200);
