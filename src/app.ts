@@ -260,8 +260,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(conditionalGet);
   // Before authentication: a preflight carries no credentials.
   await app.register(corsPlugin, { origins: config.corsOrigins });
-  // One count of failed authentications for the API and the token endpoint.
-  const failures = failureThrottle(config.authFailuresPerMinute);
+  // One count of failed authentications for the API and the token endpoint, shared by the fleet.
+  const failures = failureThrottle(
+    config.authFailuresPerMinute,
+    database.kind === 'postgres' ? database.db : null,
+  );
   await app.register(authPlugin, { auth: services.auth, failures });
   // After authentication, so the limit is per key; the token endpoint is limited per address.
   await app.register(rateLimitPlugin, {

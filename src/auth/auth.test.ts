@@ -1,7 +1,16 @@
 import { Agent, request } from 'node:http';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
+import {
+  ADMIN_KEY,
+  bearer,
+  buildTestApp,
+  createTestDatabase,
+  json,
+  type TestContext,
+} from '../../test/helpers';
+import { buildApp, createServices } from '../app';
+import { loadConfig } from '../config';
 import { createAuthService } from './service';
 
 let ctx: TestContext;
@@ -344,6 +353,41 @@ describe('failed authentications per address (KOLLI_AUTH_FAILURES_PER_MINUTE)', 
     for (let i = 0; i < 70; i++)
       codes.push((await get('/v1/postalcodes/0150', bearer(`no-${i}-0123456789abcdef`))).statusCode);
     expect(new Set(codes)).toEqual(new Set([401]));
+  });
+});
+
+// Two app processes on one database, as two hosts of a fleet: on PostgreSQL a guesser's failures
+// count once for both, so more hosts give no more tries.
+describe.runIf(process.env.KOLLI_TEST_DB === 'postgres')('failed authentications across processes', () => {
+  test('failures on either host count together; past the limit both refuse', async () => {
+    const database = await createTestDatabase();
+    const config = loadConfig({
+      LOG_LEVEL: 'silent',
+      KOLLI_ADMIN_KEY: ADMIN_KEY,
+      KOLLI_AUTH_FAILURES_PER_MINUTE: '4',
+    });
+    const hosts = [
+      await buildApp({ config, database, services: createServices(database, config) }),
+      await buildApp({ config, database, services: createServices(database, config) }),
+    ];
+    try {
+      const codes: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        const host = hosts[i % 2];
+        if (!host) throw new Error('no host');
+        const res = await host.inject({
+          url: '/v1/postalcodes/0150',
+          remoteAddress: '203.0.113.44',
+          headers: bearer(`fleet-guess-${i}-0123456789abcdef`),
+        });
+        codes.push(res.statusCode);
+      }
+      // Counted per process, each host would have allowed 4: eight 401s before a 429.
+      expect(codes).toEqual([401, 401, 401, 401, 429, 429]);
+    } finally {
+      for (const host of hosts) await host.close();
+      await database.dispose();
+    }
   });
 });
 

@@ -1,18 +1,21 @@
-import { RateLimiterMemory } from 'rate-limiter-flexible';
+import type { Db } from '../db/client';
+import { fleetCounter } from '../http/rate-limit';
 
 /**
  * Failed authentications per client address (`request.ip`; behind a balancer, see
- * `KOLLI_TRUST_PROXY`), counted in this process. An address past the limit is refused (429) every
- * credential this process does not hold as valid already, for the rest of its minute: a correct
- * guess is then refused as a wrong one, so guessing keys (or an operator-chosen admin key) online
- * learns nothing. (Each guess is still looked up: the lookup and this count are asked together.)
+ * `KOLLI_TRUST_PROXY`), counted for the fleet as a whole on PostgreSQL (`shared`; in this process on
+ * the embedded database), so more hosts give a guesser no more tries. An address past the limit is
+ * refused (429) every credential this process does not hold as valid already, for the rest of its
+ * minute: a correct guess is then refused as a wrong one, so guessing keys (or an operator-chosen
+ * admin key) online learns nothing. (Each guess is still looked up: the lookup and this count are
+ * asked together.)
  */
-export function failureThrottle(perMinute: number) {
+export function failureThrottle(perMinute: number, shared: Db | null) {
   // Off by default: behind a balancer without KOLLI_TRUST_PROXY every client shares one address,
   // and one client's failures would lock everyone out.
   if (perMinute === 0)
     return { blockedFor: async (_address: string) => null, failed: (_address: string) => {} };
-  const failures = new RateLimiterMemory({ points: perMinute, duration: 60 });
+  const failures = fleetCounter(shared, { keyPrefix: 'authfail', points: perMinute });
   return {
     /** Milliseconds until the address may try again, or null when it may now. */
     async blockedFor(address: string): Promise<number | null> {

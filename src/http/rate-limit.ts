@@ -131,15 +131,25 @@ export function rateLimitHeaders(reply: FastifyReply, limit: string, d: Decision
   return seconds;
 }
 
-/** The shared store on PostgreSQL, insured by a per-process count while the database is away. */
-export function sharedPointStore(db: Db, perMinute: number): PointStore {
+/**
+ * A count of `points` per one-minute window and key that the fleet shares: in `rate_limits` on
+ * PostgreSQL (`shared`), insured by a per-process count while the database is away; in this
+ * process's memory on the embedded database, which one process owns. `keyPrefix` keeps the counts
+ * of different uses apart in the one table.
+ */
+export function fleetCounter(
+  shared: Db | null,
+  opts: { keyPrefix: string; points: number },
+): RateLimiterDrizzle | RateLimiterMemory {
+  const memory = () => new RateLimiterMemory({ points: opts.points, duration: WINDOW_SECONDS });
+  if (!shared) return memory();
   return new RateLimiterDrizzle({
-    storeClient: db,
+    storeClient: shared,
     schema: rateLimits,
-    keyPrefix: 'rl',
-    points: perMinute,
+    keyPrefix: opts.keyPrefix,
+    points: opts.points,
     duration: WINDOW_SECONDS,
-    insuranceLimiter: new RateLimiterMemory({ points: perMinute, duration: WINDOW_SECONDS }),
+    insuranceLimiter: memory(),
   });
 }
 
@@ -154,9 +164,7 @@ export function sharedPointStore(db: Db, perMinute: number): PointStore {
  * points in this process's grant is decided synchronously (docs/operations.md: the price ratio).
  */
 export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: RateLimitOptions) => {
-  const store: PointStore = opts.shared
-    ? sharedPointStore(opts.shared, opts.perMinute)
-    : new RateLimiterMemory({ points: opts.perMinute, duration: WINDOW_SECONDS });
+  const store: PointStore = fleetCounter(opts.shared, { keyPrefix: 'rl', points: opts.perMinute });
   const limiter = createGrantLimiter({ perMinute: opts.perMinute, store });
   const limit = String(opts.perMinute);
 
