@@ -227,6 +227,21 @@ describe('retention', () => {
         expect(kept).toEqual(urls.slice(-3).reverse());
       }
       expect(await app.services.requestLog.prune()).toEqual({ aged: 0, beyond: 0 });
+
+      // A backlog larger than a batch goes in several statements, all of it in one prune.
+      for (let i = 0; i < 7; i++) capture(new Date(now.getTime() - 8 * 86_400_000), `old${i}`, `/aged/${i}`);
+      for (let i = 0; i < 9; i++) capture(new Date(now.getTime() - 50_000 + i * 1000), 'zz', `/more/${i}`);
+      await app.services.requestLog.flush();
+      expect(await app.services.requestLog.prune(undefined, 2)).toEqual({ aged: 7, beyond: 9 });
+      const after = await app.services.requestLog.list(
+        { keyId: 'admin', name: 'a', scopes: new Set(['admin']), customerNrs: new Set() },
+        {},
+      );
+      expect(
+        after.Entries.filter((e) => e.Path.startsWith('/zz/') || e.Path.startsWith('/more/')).map(
+          (e) => e.Path,
+        ),
+      ).toEqual(['/more/8', '/more/7', '/more/6']);
     } finally {
       await app.close();
     }
