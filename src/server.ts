@@ -3,6 +3,7 @@ import closeWithGrace from 'close-with-grace';
 import { announceSandbox } from './admin/sandbox';
 import { buildApp, createServices, type Services } from './app';
 import { scheduleAuditPruning } from './audit/job';
+import { scheduleIdempotencyPruning } from './booking/job';
 import { type Config, loadConfig, startProblem } from './config';
 import type { Database } from './db/client';
 import { scheduleInvoicing } from './invoicing/scheduled';
@@ -50,6 +51,7 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
   // Also when recording is off, so rows of an earlier setting age out.
   const pruning = scheduleRequestLogPruning(services.requestLog, app.log, holder);
   const auditPruning = scheduleAuditPruning(services.audit, app.log, holder);
+  const idempotencyPruning = scheduleIdempotencyPruning(services.idempotency, app.log, holder);
   closeWithGrace({ delay: config.shutdownDrainMs + 20_000 }, async ({ err, signal }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
     else app.log.info({ signal }, 'shutting down');
@@ -61,6 +63,7 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
       invoicing?.stop(),
       pruning.stop(),
       auditPruning.stop(),
+      idempotencyPruning.stop(),
       worker?.stop(11_000),
       new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs)),
     ]);

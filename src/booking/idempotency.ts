@@ -5,6 +5,8 @@ import { createIdempotencyStore } from './store/idempotency';
 
 /** How long a key's first answer is replayed. */
 export const REPLAY_HOURS = 24;
+/** Records the prune deletes a statement, so a backlog never runs one statement long. */
+const PRUNE_BATCH = 10_000;
 
 export interface StoredResponse {
   status: number;
@@ -112,6 +114,26 @@ export function createIdempotency({ db, leaseMs }: { db: Db; leaseMs: number }) 
         'idempotency_in_flight',
         `Idempotency-Key '${key}' is busy; try again.`,
       );
+    },
+
+    /**
+     * Deletes the records past their replay window at `now` (a key is free again after it anyway),
+     * so the table holds about a day of keyed bookings, not every one ever made. `claim` (the prune
+     * job's tick) runs first, in the transaction of the first batch; further batches commit one at a
+     * time. The number deleted.
+     */
+    async prune(now: Date, claim?: (tx: Tx) => Promise<void>, batch = PRUNE_BATCH): Promise<number> {
+      const before = new Date(now.getTime() - REPLAY_HOURS * 3_600_000);
+      let deleted = await db.transaction(async (tx) => {
+        await claim?.(tx);
+        return createIdempotencyStore(tx).deleteCreatedBefore(before, batch);
+      });
+      let last = deleted;
+      while (last === batch) {
+        last = await store.deleteCreatedBefore(before, batch);
+        deleted += last;
+      }
+      return deleted;
     },
   };
 }

@@ -945,6 +945,31 @@ describe('idempotency', () => {
     expect(rows).toHaveLength(2); // the first booking and the one retry that took over
   });
 
+  test('records past the replay window are pruned, in batches; the key books anew after', async () => {
+    const body = booking({ SenderReference: 'IDEM-7' });
+    for (const k of ['idem-7a', 'idem-7b', 'idem-7c']) {
+      expect((await post(body, key, { 'idempotency-key': k })).statusCode).toBe(201);
+    }
+    const kept = async () =>
+      (await ctx.database.db.select().from(idempotencyKeys)).filter((r) => r.key.startsWith('idem-7'));
+    // Until 24 h after the first of them all three are replayed; past 24 h after the last, all go
+    // (with any older records of other tests), two a statement here.
+    const times = (await kept()).map((r) => r.createdAt.getTime());
+    await ctx.services.idempotency.prune(new Date(Math.min(...times) + 24 * 3_600_000 - 1000), undefined, 2);
+    expect(await kept()).toHaveLength(3);
+    const created = Math.max(...times);
+    const pruned = await ctx.services.idempotency.prune(
+      new Date(created + 24 * 3_600_000 + 1000),
+      undefined,
+      2,
+    );
+    expect(pruned).toBeGreaterThanOrEqual(3);
+    expect(await kept()).toEqual([]);
+    const again = await post(body, key, { 'idempotency-key': 'idem-7a' });
+    expect(again.statusCode).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
+  });
+
   test('a rejected request frees its key for a corrected retry', async () => {
     const bad = await post(booking({ ProductCode: 'ZZ' }), key, { 'idempotency-key': 'idem-4' });
     expect(bad.statusCode).toBe(400);

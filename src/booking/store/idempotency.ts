@@ -27,6 +27,18 @@ export function createIdempotencyStore(db: DbOrTx) {
       return row ?? null;
     },
 
+    /** Deletes at most `limit` records created before `before` (by their index); the number deleted. */
+    async deleteCreatedBefore(before: Date, limit: number): Promise<number> {
+      const rows = await db.execute(sql`
+        with gone as (
+          delete from ${idempotencyKeys} where (api_key_id, key) in (
+            select api_key_id, key from ${idempotencyKeys} where created_at < ${before} limit ${limit})
+          returning 1
+        )
+        select count(*)::int as n from gone`);
+      return (rows as unknown as { rows: { n: number }[] }).rows[0]?.n ?? 0;
+    },
+
     /** Removes an expired record, unless it was renewed since it was read. */
     async removeExpired(apiKeyId: string, key: string, createdAt: Date): Promise<void> {
       await db
