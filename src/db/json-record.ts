@@ -29,8 +29,12 @@ export const columnList = (names: readonly string[]): SQL =>
   sql.raw(names.map((name) => `"${name}"`).join(', '));
 
 /**
- * `column` is one of `values`, sent as one JSON parameter: a statement takes at most 65 535
+ * `column` is one of `values`, sent as one array parameter: a statement takes at most 65 535
  * parameters, and a list of unbounded length (an invoicing run's shipments) must not need one each.
+ * The array is a constant of the statement's plan, so the planner knows its length and matches it
+ * by hash or index. `in (select json_array_elements_text(…))`, guessed at 100 rows, let a planner
+ * that thought the table small (statistics not yet gathered after a day's bookings) re-read the whole
+ * list for every row: 9.8 s for 7 000 shipments, against 44 ms once analysed.
  */
 export const oneOf = (column: Column, values: readonly string[]): SQL =>
-  sql`${column} in (select json_array_elements_text(${JSON.stringify(values)}::json))`;
+  sql`${column} = any(${sql.param([...values])}::text[])`;
