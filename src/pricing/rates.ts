@@ -2,6 +2,8 @@ import currencyCodes from 'currency-codes';
 import { type Static, Type } from 'typebox';
 import { Violations } from '../lib/errors';
 import { parseScaled } from '../lib/units';
+import { isDate } from '../schedule/calendar';
+import { VALID_FROM_RULE } from './tariff';
 
 /**
  * An exchange-rate table: units of each currency per 1 EUR (the ECB reference-rate convention), in
@@ -42,12 +44,7 @@ export const isCurrency = (code: string) => currencyCodes.code(code) !== undefin
 
 export function assertRateRules(table: ExchangeRateTable): void {
   const v = new Violations();
-  const d = new Date(`${table.ValidFrom}T00:00:00Z`);
-  v.check(
-    'ValidFrom',
-    !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === table.ValidFrom,
-    'ValidFrom is not a calendar date.',
-  );
+  v.check('ValidFrom', isDate(table.ValidFrom), VALID_FROM_RULE);
   v.check('Rates', Object.keys(table.Rates).length > 0, 'The table holds no rate.');
   // Kolli prices and invoices in NOK: a table in force without it would refuse every price abroad
   // in NOK and leave invoices without their euro rate, for good.

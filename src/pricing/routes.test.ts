@@ -755,6 +755,20 @@ describe('tariff administration', () => {
     expect(await ctx.services.pricing.rateInForce('2025-12-31', 'NOK')).toBeNull();
   });
 
+  test('a ValidFrom outside the calendar is a 400 naming it, for a tariff and a rate table', async () => {
+    for (const date of ['0000-01-01', '1899-12-31', '2026-02-30', '3000-01-01']) {
+      const tariff = structuredClone(shipped);
+      tariff.ValidFrom = date;
+      const rates = { ValidFrom: date, Base: 'EUR', Rates: { NOK: '11.7135' } };
+      for (const res of [await put(tariff), await putRates(rates)]) {
+        expect(res.statusCode, `${date}: ${res.body}`).toBe(400);
+        expect(errorsOf(res)).toEqual({
+          ValidFrom: ['ValidFrom is not a calendar date from 1900-01-01 to 2999-12-31.'],
+        });
+      }
+    }
+  });
+
   test('an exchange-rate table holds NOK, and the EUR of a EUR-based table is 1', async () => {
     const bad = await putRates({ ValidFrom: '2026-11-22', Base: 'EUR', Rates: { SEK: '10.9', EUR: '3' } });
     expect(bad.statusCode).toBe(400);

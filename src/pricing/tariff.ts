@@ -2,6 +2,13 @@ import countries from 'i18n-iso-countries';
 import { type Static, Type } from 'typebox';
 import { Violations } from '../lib/errors';
 import { parseAmount, parseKgAsGrams, parsePercentAsBasisPoints } from '../lib/units';
+import { FIRST_DATE, isDate, LAST_DATE } from '../schedule/calendar';
+
+/**
+ * A version's first day: a real date within the calendar's range (a year 0000 passed the pattern
+ * and the JavaScript check, and PostgreSQL, which has no year 0, answered it with a 500).
+ */
+export const VALID_FROM_RULE = `ValidFrom is not a calendar date from ${FIRST_DATE} to ${LAST_DATE}.`;
 
 /**
  * The tariff document: the JSON format of `data/tariffs/<ValidFrom>.json` and of `PUT /admin/tariffs`,
@@ -151,11 +158,6 @@ export const path = (...segments: (string | number)[]): string =>
     return name ? `${name}.${text}` : text;
   }, '');
 
-const isCalendarDate = (s: string) => {
-  const d = new Date(`${s}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
-};
-
 const amount = (s: string) => parseAmount(s) ?? 0;
 
 const nonDecreasing = (xs: number[]) => xs.every((x, i) => i === 0 || x >= (xs[i - 1] ?? 0));
@@ -222,7 +224,7 @@ export function assertTariffRules(doc: TariffDocument): void {
 
 /** `assertTariffRules` collecting into `v` instead of throwing, so other checks can add theirs. */
 export function checkTariffRules(doc: TariffDocument, v: Violations): Violations {
-  v.check('ValidFrom', isCalendarDate(doc.ValidFrom), 'ValidFrom is not a calendar date.');
+  v.check('ValidFrom', isDate(doc.ValidFrom), VALID_FROM_RULE);
   const terminals = Object.keys(doc.Zones);
   v.check('Zones', terminals.length > 0, 'The zone matrix names no terminal.');
   for (const from of terminals) {
