@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import countries from 'i18n-iso-countries';
-import { LRUCache } from 'lru-cache';
 import type { Db, DbOrTx, Tx } from '../db/client';
 import { DomainError, notFound, Violations } from '../lib/errors';
 import { isOrgNr } from '../lib/mod11';
+import { readThroughCache } from '../lib/read-through-cache';
 import { type CustomerRow, createCustomerStore } from './store';
 import type { Agreement, PostalAddress } from './tables';
 
@@ -95,7 +95,7 @@ export type AgreementCheck = (
 
 export function createCustomerService({ db }: { db: Db }) {
   const store = createCustomerStore(db);
-  const cache = new LRUCache<string, { row: CustomerRow | null }>({
+  const cache = readThroughCache<string, { row: CustomerRow | null }>({
     max: 10_000,
     ttl: FOUND_TTL_MS,
     fetchMethod: async (nr, _old, { options }) => {

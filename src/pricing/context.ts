@@ -1,8 +1,9 @@
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
 import type { Catalog, CatalogRules } from '../catalog/service';
 import type { DbOrTx, Tx } from '../db/client';
 import type { Violations } from '../lib/errors';
 import type { MaybePromise } from '../lib/maybe-promise';
+import { readThroughCache } from '../lib/read-through-cache';
 import { percentToBasisPoints } from '../lib/units';
 import { osloDateTime } from '../schedule/calendar';
 import type { CompiledTariff } from './compiled-tariff';
@@ -123,7 +124,7 @@ export function createResolver(
     noDeleteOnStaleGet: true,
     noDeleteOnFetchRejection: true,
   } as const;
-  const terminals = new LRUCache<string, { terminal: string | null; known: boolean }>({
+  const terminals = readThroughCache<string, { terminal: string | null; known: boolean }>({
     ...cacheOptions,
     fetchMethod: async (zip, _stale, { options }) => {
       const row = await deps.postalCodes.terminalOf(zip);
@@ -131,7 +132,7 @@ export function createResolver(
       return { terminal: row?.terminal ?? null, known: row !== null };
     },
   });
-  const customers = new LRUCache<string, { customer: CustomerFacts | null }>({
+  const customers = readThroughCache<string, { customer: CustomerFacts | null }>({
     ...cacheOptions,
     fetchMethod: async (nr, _stale, { options }) => {
       const customer = await deps.customers.get(nr);
@@ -139,7 +140,7 @@ export function createResolver(
       return { customer };
     },
   });
-  const priceServiceIds = new LRUCache<string, { customer: CustomerFacts | null }>({
+  const priceServiceIds = readThroughCache<string, { customer: CustomerFacts | null }>({
     ...cacheOptions,
     fetchMethod: async (id, _stale, { options }) => {
       const customer = await deps.customers.byPriceServiceId(id);

@@ -62,3 +62,35 @@ describe('the pricing lookups while the database is down', () => {
     expect((await resolve.customer('1000'))?.agreement.FreightDiscountPercent).toBe(20);
   });
 });
+
+describe('a customer changed while it is being read', () => {
+  test('the read in flight answers what it read; the next reads the change', async () => {
+    // Once rejected with lru-cache's `deleted`: prices and bookings waiting on it answered 500.
+    let changed: (nr: string) => void = () => {};
+    let answer: (discount: number) => void = () => {};
+    const deps = {
+      catalog: { rules: () => ({}) },
+      postalCodes: { terminalOf: async () => null },
+      customers: {
+        get: (nr: string) =>
+          new Promise((resolve) => {
+            answer = (discount) =>
+              resolve({ customerNr: nr, agreement: { FreightDiscountPercent: discount } });
+          }),
+        byPriceServiceId: async () => null,
+        onChange: (listener: (nr: string) => void) => {
+          changed = listener;
+        },
+      },
+    } as unknown as LookupDeps;
+    const none = { all: () => [], reload: async () => [] } as unknown as VersionCache<never>;
+    const resolve = createResolver(deps, none, none, TTL);
+    const reading = resolve.customer('1000');
+    changed('1000');
+    answer(10);
+    expect((await reading)?.agreement.FreightDiscountPercent).toBe(10);
+    const next = resolve.customer('1000');
+    answer(20);
+    expect((await next)?.agreement.FreightDiscountPercent).toBe(20);
+  });
+});
