@@ -7,6 +7,7 @@ import {
   deliveryExists,
   disableRegistration,
   finishAttempt,
+  holdRegistrations,
   insertAttempt,
   markFailing,
 } from './store/deliveries';
@@ -93,6 +94,9 @@ export function createAttempts(s: AttemptSettings) {
     // The retry the attempt was recorded with: none when it was not recorded, or when it ended
     // its registration (410, or failing too long), which gives up the delivery with it.
     const retryAt = await db.transaction(async (tx) => {
+      // The registration first, as its delete takes it, then the delivery: a delete meanwhile
+      // waits for this, or has taken the delivery with it (nothing to record).
+      if (!(await holdRegistrations(tx, [c.webhookId])).has(c.webhookId)) return null;
       const owned = await finishAttempt(tx, c, {
         status: nextAttemptAt ? 'pending' : succeeded ? 'succeeded' : 'failed',
         nextAttemptAt,

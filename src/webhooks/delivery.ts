@@ -124,7 +124,7 @@ export function createDeliveryEngine(options: DeliveryOptions) {
     url: string;
     secret: string;
     customHeaders: string | null;
-  }): Promise<Claimed | null> {
+  }): Promise<Claimed | 'busy' | 'gone'> {
     const now = clock();
     const id = randomUUID();
     const body = JSON.stringify({
@@ -147,7 +147,7 @@ export function createDeliveryEngine(options: DeliveryOptions) {
       },
       share,
     );
-    if (inserted === 'busy') return null;
+    if (inserted !== 'inserted') return inserted;
     return {
       id,
       webhookId: w.id,

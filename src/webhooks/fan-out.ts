@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/client';
 import { eventData, markFannedOut, pendingEvents } from '../events/outbox';
-import { insertDeliveries, matchingRegistrations, type NewDelivery, tryFanOutLock } from './store/deliveries';
+import {
+  holdRegistrations,
+  insertDeliveries,
+  matchingRegistrations,
+  type NewDelivery,
+  tryFanOutLock,
+} from './store/deliveries';
 
 /**
  * Turns up to `batchSize` outbox events into deliveries: one per event and matching, enabled,
@@ -17,7 +23,10 @@ export async function fanOut(db: Db, now: Date, batchSize: number): Promise<numb
     const events = await pendingEvents(tx, batchSize);
     if (events.length === 0) return 0;
     const ids = events.map((e) => e.id);
-    const pairs = await matchingRegistrations(tx, ids, now);
+    const matched = await matchingRegistrations(tx, ids, now);
+    // A registration deleted since it matched gets no delivery, and cannot go until this commits.
+    const held = await holdRegistrations(tx, [...new Set(matched.map((p) => p.webhook_id))]);
+    const pairs = matched.filter((p) => held.has(p.webhook_id));
     const byEvent = new Map(events.map((e) => [e.id, e]));
     const data = await eventData(tx, [...new Set(pairs.map((p) => Number(p.event_id)))]);
     const rows: NewDelivery[] = [];

@@ -270,7 +270,8 @@ export function createWebhookService(deps: WebhookDeps) {
         );
       }
       const claimed = await engine.claimTest(w);
-      if (!claimed) {
+      if (claimed === 'gone') throw notFound(`Webhook ${id}`);
+      if (claimed === 'busy') {
         throw new DomainError(
           'conflict',
           'webhook_busy',

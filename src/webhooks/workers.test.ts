@@ -158,4 +158,54 @@ describe.skipIf(!onPostgres)('two workers against one PostgreSQL', () => {
       alive.close();
     }
   });
+  test('registrations deleted while their events fan out and their attempts are recorded: nothing fails', async () => {
+    // A delete takes the registration, then its deliveries by cascade; the worker once took a
+    // delivery, then the registration (a deadlock, the delete's 500), and fanned out to a
+    // registration deleted after it matched (a foreign-key violation, the round failed).
+    const slow = await startReceiver(() => ({ status: 200, delayMs: 5 }));
+    const problems: unknown[] = [];
+    const log = {
+      info: () => {},
+      warn: (obj: unknown) => problems.push(obj),
+      error: (obj: unknown) => problems.push(obj),
+    };
+    const engine = createDeliveryEngine({ db: first.db, allowPrivate: true, jitter: 0, owner: 'deletes' });
+    const worker = startWebhookWorker({ engine, pollMs: 5, concurrency: 8, log });
+    try {
+      for (let round = 0; round < 6; round++) {
+        const registrations = await Promise.all(
+          Array.from({ length: 5 }, (_, i) =>
+            insertWebhook(first.db, { customerNr: '4300', url: `${slow.url}/${round}/${i}` }),
+          ),
+        );
+        const events: DomainEvent[] = Array.from({ length: 20 }, (_, s) => ({
+          type: 'shipment.created',
+          customerNr: '4300',
+          shipmentId: `D${round}-${s}`,
+          parcelIds: [`D${round}-${s}-1`],
+        }));
+        await first.db.transaction((tx) => emitEvents(tx, events));
+        await new Promise((r) => setTimeout(r, 20 + round * 10));
+        await Promise.all(
+          registrations.map((w) => second.db.execute(sql`delete from webhooks where id = ${w.id}`)),
+        );
+      }
+      // A test of a registration being deleted finds it gone, and inserts nothing.
+      for (let round = 0; round < 20; round++) {
+        const w = await insertWebhook(first.db, { customerNr: '4300', url: `${slow.url}/test` });
+        const [claimed] = await Promise.all([
+          engine.claimTest(w),
+          second.db.execute(sql`delete from webhooks where id = ${w.id}`),
+        ]);
+        if (typeof claimed === 'object') await engine.attempt(claimed);
+        else expect(['gone', 'busy']).toContain(claimed);
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    } finally {
+      await worker.stop();
+      engine.close();
+      await slow.close();
+    }
+    expect(problems).toEqual([]);
+  });
 });

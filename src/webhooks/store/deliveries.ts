@@ -1,4 +1,4 @@
-import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Db, DbOrTx, Tx } from '../../db/client';
 import { webhookAttempts, webhookDeliveries, webhooks } from '../tables';
 
@@ -83,6 +83,24 @@ export async function matchingRegistrations(
         ) m
        where e.id in (${list(eventIds)})`),
   );
+}
+
+/**
+ * Of the registrations `ids`, those still there, each held (`FOR KEY SHARE`) until the transaction
+ * ends: a delete of one waits for it, and one deleted meanwhile is not answered. Taken before any
+ * delivery row is touched, in the order a delete takes them (registration, then its deliveries by
+ * cascade), so a delete and a worker never deadlock, and a delivery is never inserted for a
+ * registration that is gone (a foreign-key violation).
+ */
+export async function holdRegistrations(tx: Tx, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await tx
+    .select({ id: webhooks.id })
+    .from(webhooks)
+    .where(inArray(webhooks.id, [...ids]))
+    .orderBy(asc(webhooks.id))
+    .for('key share');
+  return new Set(rows.map((r) => r.id));
 }
 
 /** Inserts deliveries, skipping any (event, registration) pair that already has one. */
@@ -238,15 +256,22 @@ export async function claimDue(
 /**
  * Inserts a `webhook.test` delivery claimed by its creator, unless its registration has an attempt
  * in flight or its customer already has `share` (the claim's rules, so a burst of tests cannot
- * multiply connections). Tests of one registration take turns on its row.
+ * multiply connections). Tests of one registration take turns on its row; `gone` when the
+ * registration was deleted meanwhile.
  */
 export async function insertTestDelivery(
   db: Db,
   row: NewDelivery & { leaseUntil: Date },
   share: number,
-): Promise<'inserted' | 'busy'> {
+): Promise<'inserted' | 'busy' | 'gone'> {
   return db.transaction(async (tx) => {
-    await tx.select({ id: webhooks.id }).from(webhooks).where(eq(webhooks.id, row.webhookId)).for('update');
+    const [held] = await tx
+      .select({ id: webhooks.id })
+      .from(webhooks)
+      .where(eq(webhooks.id, row.webhookId))
+      .for('update');
+    // Deleted since the caller read it (or while this waited for its row).
+    if (!held) return 'gone';
     const [load] = rowsOf<{ registration: number; customer: number }>(
       await tx.execute(sql`
         select count(*) filter (where f.webhook_id = t.id)::int as registration,
