@@ -84,6 +84,12 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (error instanceof SyntaxError && error.statusCode === 400) {
       return sendProblem(reply, 400, { errors: { request: ['The request body is not valid JSON.'] } });
     }
+    if (request.raw.errored === error) {
+      // The client closed its connection before its body had arrived (Node's `aborted`, with the
+      // socket's ECONNRESET): its own doing, no outage and no fault here; nobody reads the answer.
+      request.log.info({ err: error }, 'client closed the connection mid-request');
+      return sendProblem(reply, 400, { detail: 'The request body did not arrive whole.' });
+    }
     if (isDatabaseUnavailable(error)) {
       // An outage, not a bug: the client may try again (CONTRACT §4).
       request.log.warn({ err: error }, 'database unavailable');

@@ -1,7 +1,8 @@
+import { connect } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { osloBergenBooking } from '../../test/factories';
-import { ADMIN_KEY, bearer, buildTestApp, logCapture, type TestContext } from '../../test/helpers';
+import { ADMIN_KEY, bearer, buildTestApp, logCapture, type TestContext, waitFor } from '../../test/helpers';
 import { hashKey } from '../auth/keys';
 
 // CONTRACT §4: logs never carry SQL parameters, key hashes, tokens or request bodies, including the
@@ -74,4 +75,25 @@ test('the log of a run whose queries fail holds no key, key hash, token, body or
   } finally {
     await ctx.database.db.execute(sql`alter table api_keys_gone rename to api_keys`);
   }
+});
+
+test('a client that hangs up mid-body is logged as its own doing, not as a database outage', async () => {
+  const key = await ctx.keyFor({ scopes: ['booking'] });
+  const address = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = new URL(address);
+  const before = captured.text().length;
+  await new Promise<void>((resolve) => {
+    const socket = connect(Number(port), '127.0.0.1', () => {
+      socket.write(
+        `POST /Shipment/Update HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n` +
+          'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"Ship',
+      );
+      setTimeout(() => socket.destroy(), 100);
+    });
+    socket.on('close', () => resolve());
+  });
+  await waitFor(async () => captured.text().slice(before).includes('mid-request') || undefined);
+  const log = captured.text().slice(before);
+  expect(log).toContain('client closed the connection mid-request');
+  expect(log).not.toContain('database unavailable');
 });
