@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Value } from 'typebox/value';
-import type { Db } from '../db/client';
+import type { Db, Tx } from '../db/client';
 import { Violations } from '../lib/errors';
 import { ttlCache } from '../lib/ttl-cache';
 import { DATA_DIR } from '../reference-data/files';
@@ -81,8 +81,11 @@ export function createCatalogService({ db, cacheMs = CATALOG_CACHE_MS }: { db: D
     cacheMs,
   );
   const rules = cache.get;
-  /** Other domains' rules a replaced catalogue must meet (pricing's: every product priced). */
-  const replaceChecks: ((catalog: Catalog, violations: Violations) => Promise<void>)[] = [];
+  /**
+   * Other domains' rules a replaced catalogue must meet (pricing's: every product priced), judged in
+   * the replace's own transaction, so a rule may lock what it judges against.
+   */
+  const replaceChecks: ((catalog: Catalog, violations: Violations, tx: Tx) => Promise<void>)[] = [];
 
   return {
     /** The catalogue with its rule helpers, cached (see `CATALOG_CACHE_MS`). */
@@ -114,9 +117,12 @@ export function createCatalogService({ db, cacheMs = CATALOG_CACHE_MS }: { db: D
     },
 
     /** Adds a rule `replace` checks a new catalogue against, reporting with the catalogue's own. */
-    checkReplacesWith(check: (catalog: Catalog, violations: Violations) => Promise<void>): void {
+    checkReplacesWith(check: (catalog: Catalog, violations: Violations, tx: Tx) => Promise<void>): void {
       replaceChecks.push(check);
     },
+
+    /** The stored products, read in `tx` (not the cache): what a change judged under a lock needs. */
+    productsIn: async (tx: Tx): Promise<readonly Product[]> => (await readCatalog(tx)).Products,
 
     /** Loads the shipped catalogue when the file changed since the last load (start-up). */
     async loadShipped(): Promise<boolean> {
@@ -134,9 +140,11 @@ export function createCatalogService({ db, cacheMs = CATALOG_CACHE_MS }: { db: D
     async replace(catalog: Catalog): Promise<{ products: number; services: number }> {
       const violations = new Violations();
       checkCatalog(catalog, violations);
-      for (const check of replaceChecks) await check(catalog, violations);
-      violations.throwIfAny();
-      await replaceAsAdmin(db, SHIPPED_FILE, catalog, (tx) => writeCatalog(tx, catalog));
+      await replaceAsAdmin(db, SHIPPED_FILE, catalog, async (tx) => {
+        for (const check of replaceChecks) await check(catalog, violations, tx);
+        violations.throwIfAny();
+        await writeCatalog(tx, catalog);
+      });
       cache.clear();
       return { products: catalog.Products.length, services: catalog.Services.length };
     },

@@ -23,6 +23,7 @@ import type {
   Resolver,
 } from './quote';
 import type { CompiledRates } from './rates';
+import type { PricedNetwork } from './tariff';
 import { inForce, type Version, type VersionCache } from './versions';
 
 /**
@@ -39,7 +40,9 @@ export interface LookupDeps {
   catalog: {
     rules(): MaybePromise<CatalogRules>;
     /** Makes a catalogue an admin replaces meet a rule of pricing's (`checkCatalog`). */
-    checkReplacesWith?(check: (catalog: Catalog, violations: Violations) => Promise<void>): void;
+    checkReplacesWith?(check: (catalog: Catalog, violations: Violations, tx: Tx) => Promise<void>): void;
+    /** The stored products, read in `tx` (a tariff put or delete judges them under its lock). */
+    productsIn(tx: Tx): Promise<PricedNetwork['products']>;
   };
   /** A code's serving terminal, or null when the code is not in the register (from its in-memory snapshot). */
   postalCodes: { terminalOf(code: string): Promise<{ terminal: string | null } | null> };

@@ -75,7 +75,7 @@ export function createPricingService(deps: PricingDeps) {
     today: resolver.today,
     agreements: deps.customers,
   });
-  deps.catalog.checkReplacesWith?.((catalog, violations) => admin.checkCatalog(catalog, violations));
+  deps.catalog.checkReplacesWith?.((catalog, violations, tx) => admin.checkCatalog(catalog, violations, tx));
   deps.customers.checkAgreementsWith?.((agreement, violations, tx) =>
     admin.checkAgreement(agreement, violations, tx),
   );

@@ -35,13 +35,14 @@ export async function upsertTariff(
 }
 
 /**
- * Serialises, until the transaction ends, every change that could leave a special unit code in an
- * agreement without a unit weight in a tariff still to be used: tariff puts and deletes, and
- * agreement writes. Each side judges the other's rows under it, so two such changes at once (on two
- * processes) cannot both pass a check the other invalidates.
+ * Serialises, until the transaction ends, every change judged against the tariffs or judging them:
+ * tariff puts and deletes, agreement writes (their special unit codes need unit weights) and
+ * catalogue replaces (their products and services need prices). Each side judges the other's rows
+ * under it, so two such changes at once (on two processes) cannot both pass a check the other
+ * invalidates.
  */
-export async function lockUnitWeights(tx: Tx): Promise<void> {
-  await tx.execute(sql`select pg_advisory_xact_lock(hashtext('pricing:unit-weights'))`);
+export async function lockTariffFit(tx: Tx): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext('pricing:tariff-fit'))`);
 }
 
 /** The stored versions' dates, their rows locked until the transaction ends. */

@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Value } from 'typebox/value';
-import type { Catalog, CatalogRules } from '../catalog/service';
+import type { Catalog } from '../catalog/service';
 import type { Db, Tx } from '../db/client';
 import { DomainError, notFound, Violations } from '../lib/errors';
-import type { MaybePromise } from '../lib/maybe-promise';
 import { formatOslo } from '../lib/oslo-time';
 import { DATA_DIR } from '../reference-data/files';
 import { loadWhenChanged, replaceAsAdmin } from '../reference-data/terminals-loads';
@@ -18,8 +17,8 @@ import {
 import type { ExchangeRateSummary, TariffSummary } from './schemas';
 import {
   deleteTariff,
+  lockTariffFit,
   lockTariffVersions,
-  lockUnitWeights,
   readTariffs,
   upsertExchangeRates,
   upsertTariff,
@@ -28,6 +27,7 @@ import {
   assertTariffRules,
   checkTariffFits,
   checkTariffRules,
+  type PricedNetwork,
   priceGaps,
   type TariffDocument,
   TariffDocumentSchema,
@@ -97,7 +97,7 @@ const rateSummary = (v: Version<CompiledRates>): ExchangeRateSummary => ({
  */
 export interface AdminDeps {
   db: Db;
-  catalog: { rules(): MaybePromise<CatalogRules> };
+  catalog: { productsIn(tx: Tx): Promise<PricedNetwork['products']> };
   /** The terminals of the routing data in force (`GET /v1/terminals`): the zone matrix's codes. */
   terminals: { list(): Promise<readonly { Code: string }[]> };
   tariffs: VersionCache<CompiledTariff>;
@@ -161,21 +161,19 @@ export function createTariffAdmin({ db, catalog, terminals, tariffs, rates, toda
      * force (every violation at once), and loads it, replacing a version with the same `ValidFrom`.
      */
     async putTariff(doc: TariffDocument): Promise<TariffSummary> {
-      const [rules, routing] = await Promise.all([catalog.rules(), terminals.list()]);
+      const routing = await terminals.list();
       const v = checkTariffRules(doc, new Violations());
-      checkTariffFits(
-        doc,
-        {
-          terminals: new Set(routing.map((t) => t.Code)),
-          products: rules.snapshot.products,
-        },
-        v,
-      );
       await replaceAsAdmin(db, shippedName(SHIPPED_TARIFFS, doc.ValidFrom), doc, async (tx) => {
+        // The catalogue and the agreements are judged as stored, under the lock their own writes
+        // take, so a catalogue or agreement written meanwhile cannot slip past.
+        await lockTariffFit(tx);
+        checkTariffFits(
+          doc,
+          { terminals: new Set(routing.map((t) => t.Code)), products: await catalog.productsIn(tx) },
+          v,
+        );
         // A version still to be used must weigh every special unit code an agreement lists, or the
         // customer's prices and bookings with that code would be refused while it is in force.
-        // Judged under the unit-weight lock, so an agreement written meanwhile cannot slip past.
-        await lockUnitWeights(tx);
         const stored = (await readTariffs(tx)).filter((r) => r.validFrom !== doc.ValidFrom);
         if (
           stillUsed([...stored, { validFrom: doc.ValidFrom }], today()).some(
@@ -206,10 +204,11 @@ export function createTariffAdmin({ db, catalog, terminals, tariffs, rates, toda
      * the order of a change is: the tariff first, then the catalogue. Adds to `v`, keyed by the
      * catalogue's paths.
      */
-    async checkCatalog(next: Catalog, v: Violations): Promise<void> {
+    async checkCatalog(next: Catalog, v: Violations, tx: Tx): Promise<void> {
+      await lockTariffFit(tx);
       // A service the catalogue does not define is its own rule's violation, not a price's.
       const defined = new Set(next.Services.map((s) => s.ServiceCode));
-      for (const { validFrom, content } of stillUsed(await readTariffs(db), today())) {
+      for (const { validFrom, content } of stillUsed(await readTariffs(tx), today())) {
         for (const gap of priceGaps(content, next.Products)) {
           if (gap.service !== undefined && !defined.has(gap.service)) continue;
           v.check(
@@ -230,7 +229,7 @@ export function createTariffAdmin({ db, catalog, terminals, tariffs, rates, toda
     async checkAgreement(agreement: { SpecialUnitCodes?: string[] }, v: Violations, tx: Tx): Promise<void> {
       const codes = agreement.SpecialUnitCodes ?? [];
       if (codes.length === 0) return;
-      await lockUnitWeights(tx);
+      await lockTariffFit(tx);
       for (const { validFrom, content } of stillUsed(await readTariffs(tx), today())) {
         codes.forEach((code, i) => {
           v.check(
@@ -266,7 +265,7 @@ export function createTariffAdmin({ db, catalog, terminals, tariffs, rates, toda
         shippedName(SHIPPED_TARIFFS, validFrom),
         { deleted: validFrom },
         async (tx) => {
-          await lockUnitWeights(tx);
+          await lockTariffFit(tx);
           const stored = await lockTariffVersions(tx);
           if (!stored.includes(validFrom)) throw notFound(`Tariff version ${validFrom}`);
           const left = stored.filter((v) => v !== validFrom);
@@ -289,12 +288,14 @@ export function createTariffAdmin({ db, catalog, terminals, tariffs, rates, toda
             ).map((r) => r.validFrom),
           );
           const inUse = await agreements.specialUnitCodesInUse(tx);
+          const products = await catalog.productsIn(tx);
           for (const { validFrom: next } of stillUsed(
             left.map((v) => ({ validFrom: v })),
             date,
           )) {
             const doc = docs.get(next);
-            const missing = doc && !before.has(next) ? unweighed(doc, inUse) : [];
+            if (!doc || before.has(next)) continue;
+            const missing = unweighed(doc, inUse);
             if (missing.length > 0) {
               throw new DomainError(
                 'conflict',
@@ -302,6 +303,18 @@ export function createTariffAdmin({ db, catalog, terminals, tariffs, rates, toda
                 `Without this version the tariff valid from ${next} is in force, and it has no unit weight for ${missing
                   .map((code) => `${code} (agreement of customer ${customersListing(inUse, code)})`)
                   .join(', ')}.`,
+              );
+            }
+            // The catalogue offers nothing the version taking over cannot price.
+            const gaps = priceGaps(doc, products);
+            if (gaps.length > 0) {
+              throw new DomainError(
+                'conflict',
+                'catalog_unpriced',
+                `Without this version the tariff valid from ${next} is in force, and it does not price what the catalogue offers: ${gaps
+                  .slice(0, 5)
+                  .map((g) => `${g.message}`)
+                  .join('; ')}${gaps.length > 5 ? ` and ${gaps.length - 5} more` : ''}.`,
               );
             }
           }
