@@ -14,7 +14,7 @@ export function failureThrottle(perMinute: number, shared: Db | null) {
   // Off by default: behind a balancer without KOLLI_TRUST_PROXY every client shares one address,
   // and one client's failures would lock everyone out.
   if (perMinute === 0)
-    return { blockedFor: async (_address: string) => null, failed: (_address: string) => {} };
+    return { blockedFor: async (_address: string) => null, failed: async (_address: string) => {} };
   const failures = fleetCounter(shared, { keyPrefix: 'authfail', points: perMinute });
   return {
     /** Milliseconds until the address may try again, or null when it may now. */
@@ -22,9 +22,13 @@ export function failureThrottle(perMinute: number, shared: Db | null) {
       const seen = await failures.get(address);
       return seen && seen.consumedPoints >= perMinute ? Math.max(1, seen.msBeforeNext) : null;
     },
-    /** Counts one failed authentication of the address. */
-    failed(address: string): void {
-      failures.penalty(address, 1).catch(() => {});
+    /**
+     * Counts one failed authentication of the address; the refusal is answered once it is counted,
+     * so a guesser's next try (on any host) already sees it. A count that cannot be written is let go:
+     * the library's per-process count stands in while the database is away.
+     */
+    async failed(address: string): Promise<void> {
+      await failures.penalty(address, 1).catch(() => {});
     },
   };
 }

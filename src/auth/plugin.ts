@@ -115,9 +115,9 @@ export const authPlugin = fp(
       if (!(account instanceof Promise)) return admit(request, reply, done, account);
       // A credential this process has not seen lately: judged only while the address has not failed
       // too often, and a failure counted.
-      Promise.all([account, opts.failures.blockedFor(request.ip)]).then(([found, blockedMs]) => {
+      Promise.all([account, opts.failures.blockedFor(request.ip)]).then(async ([found, blockedMs]) => {
         if (blockedMs !== null) return refuseGuessing(reply, blockedMs);
-        if (!found) opts.failures.failed(request.ip);
+        if (!found) await opts.failures.failed(request.ip);
         admit(request, reply, done, found);
       }, done);
     });

@@ -117,7 +117,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{
               return await auth.issueToken(body.username, body.password);
             } catch (e) {
               if (e instanceof DomainError) {
-                failures.failed(request.ip);
+                await failures.failed(request.ip);
                 return fail(400, 'invalid_grant', 'The key id or key is not valid.');
               }
               throw e;
@@ -140,7 +140,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{
           );
         } catch (e) {
           if (e instanceof DomainError && e.kind === 'unauthorized') {
-            failures.failed(request.ip);
+            await failures.failed(request.ip);
             reply.header('www-authenticate', 'Basic realm="kolli"');
             return fail(401, 'invalid_client', 'The client id or secret is not valid.');
           }
