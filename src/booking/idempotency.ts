@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Db, Tx } from '../db/client';
+import { claimThenBatches } from '../jobs/ticks';
 import { DomainError } from '../lib/errors';
 import { createIdempotencyStore } from './store/idempotency';
 
@@ -118,21 +119,17 @@ export function createIdempotency({ db, leaseMs }: { db: Db; leaseMs: number }) 
 
     /**
      * Deletes the records past their replay window at `now` (a key is free again after it anyway),
-     * so the table holds about a day of keyed bookings, not every one ever made. `claim` (the prune
-     * job's tick) runs first, in the transaction of the first batch; further batches commit one at a
-     * time. The number deleted.
+     * so the table holds about a day of keyed bookings, not every one ever made, `batch` a statement
+     * (`claimThenBatches`; `claim` is the prune job's tick). The number deleted.
      */
     async prune(now: Date, claim?: (tx: Tx) => Promise<void>, batch = PRUNE_BATCH): Promise<number> {
       const before = new Date(now.getTime() - REPLAY_HOURS * 3_600_000);
-      let deleted = await db.transaction(async (tx) => {
-        await claim?.(tx);
-        return createIdempotencyStore(tx).deleteCreatedBefore(before, batch);
+      let deleted = 0;
+      await claimThenBatches(db, claim, async (using) => {
+        const n = await createIdempotencyStore(using).deleteCreatedBefore(before, batch);
+        deleted += n;
+        return n === batch;
       });
-      let last = deleted;
-      while (last === batch) {
-        last = await store.deleteCreatedBefore(before, batch);
-        deleted += last;
-      }
       return deleted;
     },
   };

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { Cron } from 'croner';
-import type { DbOrTx, Tx } from '../db/client';
+import type { Db, DbOrTx, Tx } from '../db/client';
 import { OSLO } from '../lib/oslo-time';
 import { jobTicks } from './tables';
 
@@ -46,6 +46,24 @@ export async function claimTick(tx: DbOrTx, job: string, tick: Date, holder: str
     .onConflictDoNothing()
     .returning({ tick: jobTicks.tick });
   if (rows.length === 0) throw new TickTaken(job, tick);
+}
+
+/**
+ * A job's deletes in batches: `step` deletes one batch and says whether more may be left. The first
+ * runs after `claim` in the tick's own transaction (so a tick prunes once across the fleet), the
+ * rest a commit each, so a backlog of any size goes in statements that each stay short, well inside
+ * the database's statement timeout.
+ */
+export async function claimThenBatches(
+  db: Db,
+  claim: ((tx: Tx) => Promise<void>) | undefined,
+  step: (using: DbOrTx) => Promise<boolean>,
+): Promise<void> {
+  let more = await db.transaction(async (tx) => {
+    await claim?.(tx);
+    return step(tx);
+  });
+  while (more) more = await step(db);
 }
 
 export interface ScheduledJob {

@@ -1,6 +1,7 @@
 import type { Account } from '../auth/access';
 import { isAdmin } from '../auth/access';
-import type { Db, DbOrTx, Tx } from '../db/client';
+import type { Db, Tx } from '../db/client';
+import { claimThenBatches } from '../jobs/ticks';
 import { formatOslo } from '../lib/oslo-time';
 import { redactUrl, storedBody } from './redact';
 import { createRequestLogStore, type NewRequestLogRow, type RequestLogRow } from './store';
@@ -195,27 +196,21 @@ export function createRequestLogService(deps: RequestLogDeps) {
      * Deletes rows past their age and beyond the count per key, `batch` rows of each a statement, so
      * a backlog of any size goes in statements that each stay well inside the database's statement
      * timeout (one statement for a million rows could pass it, fail every tick and never catch up).
-     * `claim` (the prune job's tick) runs first, in the transaction of the first batches, so a tick
-     * prunes once across the fleet; further batches commit one at a time.
+     * `claim` is the prune job's tick (`claimThenBatches`).
      */
     async prune(
       claim?: (tx: Tx) => Promise<void>,
       batch = PRUNE_BATCH,
     ): Promise<{ aged: number; beyond: number }> {
       const total = { aged: 0, beyond: 0 };
-      const step = async (using: DbOrTx) => {
+      await claimThenBatches(db, claim, async (using) => {
         const s = createRequestLogStore(using);
         const aged = await s.deleteOlderThan(new Date(clock().getTime() - settings.retentionMs), batch);
         const beyond = await s.deleteBeyondPerKey(settings.maxPerKey, batch);
         total.aged += aged;
         total.beyond += beyond;
         return aged === batch || beyond === batch;
-      };
-      let more = await db.transaction(async (tx) => {
-        await claim?.(tx);
-        return step(tx);
       });
-      while (more) more = await step(db);
       return total;
     },
   };
