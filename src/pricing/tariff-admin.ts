@@ -224,7 +224,7 @@ export function createTariffAdmin({ db, catalog, terminals, tariffs, rates, toda
      * An agreement's special unit codes must each have a unit weight in every tariff version still
      * to be used (customers' `checkAgreementsWith`): set the weight in the tariff first, then the
      * agreement. Adds to `v`, keyed by the agreement's paths. Judged in the agreement's write
-     * transaction `tx`, under the unit-weight lock a tariff put or delete also takes.
+     * transaction `tx`, under the tariff-fit lock a tariff put or delete also takes.
      */
     async checkAgreement(agreement: { SpecialUnitCodes?: string[] }, v: Violations, tx: Tx): Promise<void> {
       const codes = agreement.SpecialUnitCodes ?? [];
@@ -313,7 +313,7 @@ export function createTariffAdmin({ db, catalog, terminals, tariffs, rates, toda
                 'catalog_unpriced',
                 `Without this version the tariff valid from ${next} is in force, and it does not price what the catalogue offers: ${gaps
                   .slice(0, 5)
-                  .map((g) => `${g.message}`)
+                  .map((g) => g.message)
                   .join('; ')}${gaps.length > 5 ? ` and ${gaps.length - 5} more` : ''}.`,
               );
             }
