@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { Cron } from 'croner';
+import { and, eq, lt } from 'drizzle-orm';
 import type { Db, DbOrTx, Tx } from '../db/client';
 import { OSLO } from '../lib/oslo-time';
 import { jobTicks } from './tables';
@@ -32,12 +33,16 @@ export class TickTaken extends Error {
 export const scheduledTick = (cron: Cron, firedAt: Date): Date =>
   cron.previousRuns(1, new Date(firedAt.getTime() + 500))[0] ?? firedAt;
 
+/** How long a job's ticks stay recorded (which host ran which tick, and when). */
+export const TICKS_KEPT_DAYS = 30;
+
 /**
  * Claims a tick inside the job's own transaction: inserts its row, or throws `TickTaken` when the
  * row exists. While another transaction holds an uncommitted row for the tick, the insert waits for
  * it: when that one commits, the tick is taken; when it rolls back (its process died mid-run, and
  * PostgreSQL ended its session), this one gets the tick and runs it. So the work of a tick commits
- * exactly once across the fleet.
+ * exactly once across the fleet. The claimant then forgets the job's ticks older than
+ * `TICKS_KEPT_DAYS` (no host claims a tick that old again), so the table stays a month deep.
  */
 export async function claimTick(tx: DbOrTx, job: string, tick: Date, holder: string): Promise<void> {
   const rows = await tx
@@ -46,6 +51,8 @@ export async function claimTick(tx: DbOrTx, job: string, tick: Date, holder: str
     .onConflictDoNothing()
     .returning({ tick: jobTicks.tick });
   if (rows.length === 0) throw new TickTaken(job, tick);
+  const forgotten = new Date(tick.getTime() - TICKS_KEPT_DAYS * 86_400_000);
+  await tx.delete(jobTicks).where(and(eq(jobTicks.job, job), lt(jobTicks.tick, forgotten)));
 }
 
 /**
