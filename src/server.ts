@@ -7,6 +7,7 @@ import { scheduleIdempotencyPruning } from './booking/job';
 import { type Config, loadConfig, startProblem } from './config';
 import type { Database } from './db/client';
 import { scheduleInvoicing } from './invoicing/scheduled';
+import { scheduleEmbeddedVacuum } from './jobs/embedded-vacuum';
 import { processName } from './jobs/ticks';
 import { openConfiguredDatabase, prepareDatabase } from './prepare';
 import { scheduleRequestLogPruning } from './request-log/job';
@@ -52,6 +53,7 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
   const pruning = scheduleRequestLogPruning(services.requestLog, app.log, holder);
   const auditPruning = scheduleAuditPruning(services.audit, app.log, holder);
   const idempotencyPruning = scheduleIdempotencyPruning(services.idempotency, app.log, holder);
+  const vacuum = scheduleEmbeddedVacuum(database, app.log, holder);
   closeWithGrace({ delay: config.shutdownDrainMs + 20_000 }, async ({ err, signal }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
     else app.log.info({ signal }, 'shutting down');
@@ -64,6 +66,7 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
       pruning.stop(),
       auditPruning.stop(),
       idempotencyPruning.stop(),
+      vacuum?.stop(),
       worker?.stop(11_000),
       new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs)),
     ]);

@@ -122,12 +122,11 @@ export async function eventData(
 
 /**
  * The consumer's side of the outbox (the webhook fan-out): events not yet fanned out, oldest first,
- * locked for the caller's transaction; marking them fanned out; pruning and vacuuming fanned-out ones.
+ * locked for the caller's transaction; marking them fanned out; pruning fanned-out ones.
  */
 export {
   deleteFannedOutBefore,
   markFannedOut,
   type PendingEvent,
   pendingEvents,
-  vacuumOutbox,
 } from './store';

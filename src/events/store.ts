@@ -123,11 +123,6 @@ export async function deleteFannedOutBefore(db: Db, before: Date, batchSize: num
   }
 }
 
-/** VACUUM (ANALYZE) of the outbox (embedded PGlite runs no autovacuum). */
-export async function vacuumOutbox(db: Db): Promise<void> {
-  await db.execute(sql`vacuum (analyze) outbox_events`);
-}
-
 /** The events not fanned out yet and the creation time of the oldest (metrics; the partial index). */
 export async function backlog(db: DbOrTx): Promise<{ count: number; oldest: Date | null }> {
   const [row] = await db

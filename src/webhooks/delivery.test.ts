@@ -641,8 +641,6 @@ test('retention removes old history and fanned-out events only', async () => {
   expect(await attemptsOf(w.id)).toHaveLength(0);
   const left = await db().select().from(outboxEvents).where(eq(outboxEvents.customerNr, '3020'));
   expect(left.map((r) => r.shipmentId)).toEqual(['S20b']);
-  // The hourly vacuum of the embedded database (no autovacuum there) runs on both kinds.
-  await e.vacuum();
 });
 
 test('retention may delete an event whose delivery is still retried; the shipment’s order holds', async () => {
@@ -722,8 +720,9 @@ test('customers take turns: each customer’s first head before anyone’s secon
       if (c.webhookId === b.id) return 'b';
       return shared.some((w) => w.id === c.webhookId) ? 'shared host' : 'other';
     });
-  // The first customer's four registrations are due first, yet the second customer's one comes next.
-  expect(owners(await e.claim(2))).toEqual(['a', 'b']);
+  // The first customer's four registrations are due first, yet the second customer's one comes next
+  // (a claim's order within itself is the plan's, not the turn's: compared sorted).
+  expect(owners(await e.claim(2)).sort()).toEqual(['a', 'b']);
   expect(owners(await e.claim(50)).sort()).toEqual(['a', 'shared host', 'shared host', 'shared host']);
   expect(await e.claim(50)).toEqual([]);
 });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/client';
 import { createAttempts } from './attempt';
 import { fanOut } from './fan-out';
-import { analyze, sweep, vacuum } from './retention';
+import { analyze, sweep } from './retention';
 import { send as defaultSend, type SendOptions, type SendResult } from './send';
 import { type Claimed, claimDue, insertTestDelivery } from './store/deliveries';
 import { createGuardedAgents } from './url-guard';
@@ -170,7 +170,6 @@ export function createDeliveryEngine(options: DeliveryOptions) {
     retryDelay,
     /** See `retention.ts`. */
     sweep: (retainMs?: number | null): Promise<void> => sweep(db, clock(), retainMs),
-    vacuum: (): Promise<void> => vacuum(db),
     analyze: (): Promise<void> => analyze(db),
     claimTest,
     /** Closes the pooled connections to targets. */

@@ -1,6 +1,6 @@
 import type { Db } from '../db/client';
-import { deleteFannedOutBefore, vacuumOutbox } from '../events/outbox';
-import { analyzeDeliveries, deleteCompletedBefore, giveUpDead, vacuumDeliveries } from './store/deliveries';
+import { deleteFannedOutBefore } from '../events/outbox';
+import { analyzeDeliveries, deleteCompletedBefore, giveUpDead } from './store/deliveries';
 
 const RETENTION_BATCH = 5000;
 
@@ -17,15 +17,6 @@ export async function sweep(db: Db, at: Date, retainMs?: number | null): Promise
     await deleteCompletedBefore(db, before, RETENTION_BATCH);
     await deleteFannedOutBefore(db, before, RETENTION_BATCH);
   }
-}
-
-/**
- * VACUUM (ANALYZE) of the tables the delivery work churns. PostgreSQL's autovacuum does this on
- * its own; embedded PGlite runs no autovacuum, so its worker calls this now and then.
- */
-export async function vacuum(db: Db): Promise<void> {
-  await vacuumDeliveries(db);
-  await vacuumOutbox(db);
 }
 
 /**

@@ -18,10 +18,11 @@ export interface WorkerOptions {
   /** Delivery history and fanned-out outbox rows older than this are deleted; null keeps all. */
   retentionMs?: number | null;
   /**
-   * Embedded PGlite has no autovacuum: vacuum the delivery tables hourly, and gather their planner
-   * statistics after every `ANALYZE_EVERY_EVENTS` events fanned out.
+   * Embedded PGlite has no autovacuum: gather the delivery tables' planner statistics after every
+   * `ANALYZE_EVERY_EVENTS` events fanned out (the hourly vacuum of the whole database is
+   * jobs/embedded-vacuum.ts).
    */
-  vacuum?: boolean;
+  analyze?: boolean;
   log?: WorkerLog;
 }
 
@@ -57,7 +58,7 @@ export function startWebhookWorker(options: WorkerOptions): WebhookWorker {
   const sweepEveryMs = options.sweepEveryMs ?? 60_000;
   const retentionMs = options.retentionMs ?? null;
   const log = options.log ?? silent;
-  const vacuum = options.vacuum ?? false;
+  const analyze = options.analyze ?? false;
 
   /** Attempts in flight, by delivery id, with their registration. */
   const running = new Map<string, { webhookId: string; task: Promise<void> }>();
@@ -65,7 +66,7 @@ export function startWebhookWorker(options: WorkerOptions): WebhookWorker {
   let wake: (() => void) | null = null;
   let kicked = false;
   let lastSweep = 0;
-  // The first retention pass and vacuum come 5 minutes after start, then hourly.
+  // The first retention pass comes 5 minutes after start, then hourly.
   let lastHourly = Date.now() - HOURLY_MS + 5 * 60_000;
   let failures = 0;
 
@@ -131,7 +132,7 @@ export function startWebhookWorker(options: WorkerOptions): WebhookWorker {
         n = await engine.fanOut(FANOUT_BATCH);
         fannedOut += n;
       }
-      if (vacuum && fannedOut >= ANALYZE_EVERY_EVENTS) {
+      if (analyze && fannedOut >= ANALYZE_EVERY_EVENTS) {
         await engine.analyze();
         fannedOut = 0;
       }
@@ -139,7 +140,6 @@ export function startWebhookWorker(options: WorkerOptions): WebhookWorker {
     if (now - lastSweep >= sweepEveryMs) {
       const hourly = now - lastHourly >= HOURLY_MS;
       await engine.sweep(hourly ? retentionMs : null);
-      if (hourly && vacuum) await engine.vacuum();
       lastSweep = now;
       if (hourly) lastHourly = now;
     }
@@ -194,5 +194,5 @@ export const workerSettings = (
 ) => ({
   concurrency: config.webhookConcurrency,
   retentionMs: config.webhookRetentionDays * 24 * 60 * 60 * 1000,
-  vacuum: database.kind === 'pglite',
+  analyze: database.kind === 'pglite',
 });

@@ -400,11 +400,6 @@ export async function analyzeDeliveries(db: Db): Promise<void> {
   await db.execute(sql`analyze webhook_deliveries, webhooks`);
 }
 
-/** VACUUM (ANALYZE) of the tables the delivery work churns. */
-export async function vacuumDeliveries(db: Db): Promise<void> {
-  await db.execute(sql`vacuum (analyze) webhook_deliveries, webhook_attempts, webhooks`);
-}
-
 /** How many retained deliveries are pending, succeeded or failed (metrics). */
 export async function countByStatus(db: DbOrTx): Promise<Record<string, number>> {
   const rows = await db
