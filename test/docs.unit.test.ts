@@ -67,3 +67,29 @@ test.each(docs)('%s links only to files and headings that exist', (doc) => {
   });
   expect(broken).toEqual([]);
 });
+
+test('every setting the server reads has its row in the README', () => {
+  const read = new Set(captured(text('src/config.ts'), /\benv\.([A-Z][A-Z0-9_]*)/g));
+  const rows = new Set(captured(text('README.md'), /^\| `([A-Z][A-Z0-9_]*)` \|/gm));
+  expect([...read].filter((name) => !rows.has(name))).toEqual([]);
+  expect(read.size).toBeGreaterThan(30);
+});
+
+test('every KOLLI_ variable the README and the guides name is one the code knows', () => {
+  const code = ['src', 'test', 'scripts', 'portal', 'sdk']
+    .flatMap((folder) =>
+      readdirSync(join(root, folder), { withFileTypes: true, recursive: true })
+        .filter(
+          (e) => e.isFile() && /\.(ts|js|mjs|cjs)$/.test(e.name) && !e.parentPath.includes('node_modules'),
+        )
+        .map((e) => readFileSync(join(e.parentPath, e.name), 'utf8')),
+    )
+    .join('\n');
+  const guides = ['README.md', ...markdownFiles('docs')];
+  const unknown = guides.flatMap((doc) =>
+    captured(text(doc), /\b(KOLLI_[A-Z0-9_]*[A-Z0-9])\b/g)
+      .filter((name) => !code.includes(name))
+      .map((name) => `${doc}: ${name}`),
+  );
+  expect(unknown).toEqual([]);
+});
