@@ -31,6 +31,19 @@ test('the vacuum lets a table reuse the space of the rows it deleted', async () 
   expect(await size()).toBeLessThanOrEqual(filled);
 });
 
+test('a vacuum asked for while a transaction is open runs once it has ended (VACUUM refuses a transaction block)', async () => {
+  const { db } = database;
+  let vacuumed: Promise<void> | undefined;
+  await db.transaction(async (tx) => {
+    await tx.execute(sql`select 1`);
+    // On PGlite's one connection the vacuum must wait for the transaction, not run inside it.
+    vacuumed = vacuumDatabase(database);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await tx.execute(sql`select 1`);
+  });
+  await expect(vacuumed).resolves.toBeUndefined();
+});
+
 test('only the embedded database gets the hourly vacuum (a server has autovacuum)', async () => {
   const job = scheduleEmbeddedVacuum(database, silent, 'test-host');
   expect(job !== null).toBe(database.kind === 'pglite');
