@@ -12,6 +12,7 @@ import { reportPages } from './reports';
 import { scheduleInvoicing } from './scheduled';
 import { createInvoicingService } from './service';
 import { invoiceNumbers, invoiceRuns, invoiceShipments, invoices } from './tables';
+import { allocateVat } from './vat';
 
 // Monday 23 November 2026, 10:00 in Oslo; invoicing runs a week later.
 let now = new Date('2026-11-23T09:00:00Z');
@@ -849,4 +850,60 @@ test('the invoice list names each invoice and credit note a customer pays, with 
   );
   expect(reversed.statusCode).toBe(400);
   expect(Object.keys(json<{ errors: object }>(reversed).errors)).toEqual(['ToInvoiceDate']);
+});
+
+test('a payer of more shipments than a pass is read a pass at a time: lines in order, the VAT shared out over the whole invoice', async () => {
+  now = new Date('2026-12-14T07:00:00Z');
+  // Seven shipments paid by 4000, picked up over three days out of booking order; one to Svalbard (exempt).
+  const booked: Booked[] = [];
+  for (let i = 0; i < 7; i++) {
+    const svalbard = i === 3 ? { RecipientZip: '9170', RecipientPlace: 'LONGYEARBYEN' } : {};
+    booked.push(await book({ PayerCustomerId: 4000, Parcels: [{ Weight: 5 + (i % 3) }], ...svalbard }));
+  }
+  now = new Date('2026-12-16T12:00:00Z');
+  const days = ['16', '14', '15', '14', '16', '15', '14'];
+  for (const [i, b] of booked.entries()) await pickUp(b, [`2026-12-${days[i]}T10:0${i}:00`]);
+  now = new Date('2026-12-17T09:00:00Z');
+  const inPasses = createInvoicingService({
+    db: ctx.database.db,
+    booking: ctx.services.booking,
+    catalog: ctx.services.catalog,
+    customers: ctx.services.customers,
+    postalCodes: ctx.services.postalCodes,
+    nokPerEur: async () => '11.5',
+    seller: ctx.config.seller,
+    clock: () => now,
+    shipmentsPerPass: 2,
+  });
+  const result = await inPasses.run({ ToDate: '2026-12-16' });
+  const invoiceNr = result.Invoices.find((i) => i.CustomerNr === '4000')?.InvoiceNr ?? 0;
+  const lines = await ctx.database.db
+    .select()
+    .from(invoiceShipments)
+    .where(sql`invoice_nr = ${invoiceNr}`)
+    .orderBy(invoiceShipments.lineNr);
+  // In the invoice's order across passes: pickup date, then shipment.
+  const order = booked
+    .map((b, i) => ({ id: b.ShipmentId, day: days[i] ?? '' }))
+    .sort((a, b) => a.day.localeCompare(b.day) || a.id.localeCompare(b.id));
+  expect(lines.map((l) => l.shipmentId)).toEqual(order.map((o) => o.id));
+  expect(lines.map((l) => l.lineNr)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+  // The VAT as if every line had been shared out at once; shared out per pass it would differ here.
+  const untaxed = lines.map((l) => l.lines.map(({ VatOre: _, ...c }) => c));
+  const whole = allocateVat(untaxed).map((ls) => ls.map((c) => c.VatOre));
+  const perPass = [0, 2, 4, 6]
+    .flatMap((i) => allocateVat(untaxed.slice(i, i + 2)))
+    .map((ls) => ls.map((c) => c.VatOre));
+  expect(perPass).not.toEqual(whole);
+  expect(lines.map((l) => l.lines.map((c) => c.VatOre))).toEqual(whole);
+  expect(
+    new Set(lines[order.findIndex((o) => o.id === booked[3]?.ShipmentId)]?.lines.map((c) => c.VatPercent)),
+  ).toEqual(new Set([0]));
+  const [head] = await ctx.database.db.select().from(invoices).where(sql`invoice_nr = ${invoiceNr}`);
+  expect(head?.totalOre).toBe(lines.reduce((t, l) => t + l.totalOre, 0));
+  const [event] = await ctx.database.db
+    .select()
+    .from(outboxEvents)
+    .where(sql`type = 'invoice.issued' and invoice_nr = ${invoiceNr}`);
+  expect(event?.data).toMatchObject({ ShipmentIds: order.map((o) => o.id), ShipmentCount: 7 });
 });

@@ -12,12 +12,35 @@ import { PAYMENT_TERMS_DAYS } from './deps';
 import { dateField, kr, midnight, sum } from './format';
 import { createInvoicingStore } from './store';
 import type { InvoicedCostLine, InvoicedShipmentFacts, invoiceShipments } from './tables';
-import { allocateVat, atRate, vatPercentOf } from './vat';
+import { atRate, type UntaxedLine, vatPercentOf, vatSharing } from './vat';
 
 /** Issuing invoices: the invoicing run and credit notes, each one transaction on the number lock. */
 
 /** A picked-up shipment waiting to be invoiced: booking's read model, parcels summed. */
 type Invoiceable = Awaited<ReturnType<InvoicingDeps['booking']['invoiceableOf']>>[number];
+
+/** One shipment's line of an invoice, before its number on the invoice. */
+type ShipmentLine = Omit<
+  typeof invoiceShipments.$inferInsert,
+  'invoiceNr' | 'lineNr' | 'isCredit' | 'lines'
+> & {
+  lines: InvoicedCostLine[];
+};
+
+/** A shipment's line before the invoice's VAT is shared out over its cost lines. */
+type UntaxedShipmentLine = Omit<ShipmentLine, 'lines'> & { lines: UntaxedLine[] };
+
+/** A locked shipment owed by a payer: what orders it on the invoice, and the payer's role. */
+type Due = { id: string; pickupDate: string; role: PayerRole };
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * A payer's shipments are read, priced and written this many at a time, so a run holds that many
+ * whatever the payer's size. Twice over when a payer has more: once to count the VAT of the whole
+ * invoice, once to share it out and write the lines (`vatSharing`).
+ */
+export const SHIPMENTS_PER_PASS = 2000;
 
 /** What an invoice needs of a postal code: its terminal and its county. */
 type Place = { terminal: string | null; countyCode: string | null };
@@ -44,6 +67,7 @@ export function eventShipments(ids: readonly string[]) {
 export function createInvoiceIssuer(deps: InvoicingDeps) {
   const { db } = deps;
   const clock = deps.clock ?? (() => new Date());
+  const perPass = deps.shipmentsPerPass ?? SHIPMENTS_PER_PASS;
 
   /** Freezes what the reports show of a shipment, so later changes to registers never alter an invoice. */
   async function factsOf(
@@ -111,6 +135,31 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
     };
   }
 
+  /** A shipment's line on its payer's invoice, its cost lines at the shipment's VAT rate. */
+  async function untaxedLine(
+    shipment: Invoiceable,
+    customerNr: string,
+    roleOf: ReadonlyMap<string, PayerRole>,
+    rules: CatalogRules,
+    placeOf: (zip: string | null) => Promise<Place>,
+  ): Promise<UntaxedShipmentLine> {
+    const role = roleOf.get(shipment.id);
+    if (!role) throw new Error(`shipment ${shipment.id} was read for payer ${customerNr} unasked`);
+    const { facts, pickupTerminal, deliveryTerminal, vatPercent } = await factsOf(shipment, rules, placeOf);
+    const lines = atRate(shipment.price.Lines, vatPercent);
+    return {
+      shipmentId: shipment.id,
+      payerCustomerNr: customerNr,
+      payerRole: role,
+      pickupDate: shipment.pickupDate,
+      pickupTerminal,
+      deliveryTerminal,
+      facts,
+      lines,
+      totalOre: sum(lines),
+    };
+  }
+
   /** The payer as the invoice names it (frozen: later changes to the register do not alter it). */
   async function buyer(customerNr: string, tx: Tx) {
     const row = await deps.customers.get(customerNr, tx);
@@ -122,8 +171,9 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
   }
 
   /**
-   * Writes one invoice (or credit note) with its shipment lines, their VAT already shared out, and
-   * its `invoice.issued` event.
+   * Writes one invoice (or credit note): its head, its shipment lines in order (their VAT already
+   * shared out) as `batches` gives them, and its `invoice.issued` event. `totalOre` and
+   * `shipmentIds` are the lines' total and shipments, known before the lines are written.
    */
   async function issue(
     tx: Tx,
@@ -137,36 +187,37 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
       invoiceDate: string;
       nokPerEur: string | null;
     },
-    lines: (Omit<typeof invoiceShipments.$inferInsert, 'invoiceNr' | 'lineNr' | 'isCredit' | 'lines'> & {
-      lines: InvoicedCostLine[];
-    })[],
+    { totalOre, shipmentIds }: { totalOre: number; shipmentIds: readonly string[] },
+    batches: AsyncIterable<ShipmentLine[]> | Iterable<ShipmentLine[]>,
   ): Promise<IssuedInvoice> {
     const store = createInvoicingStore(tx);
-    const totalOre = lines.reduce((t, l) => t + l.totalOre, 0);
     const kid = kidOf(invoice.invoiceNr);
     const dueDate = addDays(invoice.invoiceDate, PAYMENT_TERMS_DAYS);
-    await store.insertInvoice(
-      {
-        invoiceNr: invoice.invoiceNr,
-        runId: invoice.runId,
-        customerNr: invoice.customerNr,
-        ...(await buyer(invoice.customerNr, tx)),
-        isCredit: invoice.isCredit,
-        creditsInvoiceNr: invoice.creditsInvoiceNr ?? null,
-        reason: invoice.reason ?? null,
-        kid,
-        invoiceDate: invoice.invoiceDate,
-        dueDate,
-        totalOre,
-        nokPerEur: invoice.nokPerEur,
-      },
-      lines.map((l, i) => ({
-        ...l,
-        invoiceNr: invoice.invoiceNr,
-        lineNr: i + 1,
-        isCredit: invoice.isCredit,
-      })),
-    );
+    await store.insertInvoice({
+      invoiceNr: invoice.invoiceNr,
+      runId: invoice.runId,
+      customerNr: invoice.customerNr,
+      ...(await buyer(invoice.customerNr, tx)),
+      isCredit: invoice.isCredit,
+      creditsInvoiceNr: invoice.creditsInvoiceNr ?? null,
+      reason: invoice.reason ?? null,
+      kid,
+      invoiceDate: invoice.invoiceDate,
+      dueDate,
+      totalOre,
+      nokPerEur: invoice.nokPerEur,
+    });
+    let lineNr = 0;
+    for await (const lines of batches) {
+      await store.insertLines(
+        lines.map((l) => ({
+          ...l,
+          invoiceNr: invoice.invoiceNr,
+          lineNr: ++lineNr,
+          isCredit: invoice.isCredit,
+        })),
+      );
+    }
     const event: DomainEvent = {
       type: 'invoice.issued',
       customerNr: invoice.customerNr,
@@ -179,11 +230,66 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
         TotalKr: kr(totalOre),
         IsCreditNote: invoice.isCredit,
         CreditsInvoiceNr: invoice.creditsInvoiceNr ?? null,
-        ...eventShipments(lines.map((l) => l.shipmentId)),
+        ...eventShipments(shipmentIds),
       },
     };
     await emitEvents(tx, [event]);
     return { InvoiceNr: invoice.invoiceNr, CustomerNr: invoice.customerNr, Total: kr(totalOre) };
+  }
+
+  /**
+   * One payer's invoice of a run, from the shipments it owes (locked by the run), read a pass of
+   * `perPass` at a time so the run holds that many whatever the payer's size: a first pass adds up
+   * the total and counts the VAT, a second reads them again, shares the VAT out and writes the lines
+   * (a payer of one pass keeps its lines between the two). Null when none is still due.
+   */
+  async function invoicePayer(
+    tx: Tx,
+    invoice: Parameters<typeof issue>[1],
+    owed: Due[],
+    run: { due: string; rules: CatalogRules; placeOf: (zip: string | null) => Promise<Place> },
+  ): Promise<{ issued: IssuedInvoice; shipmentIds: string[] } | null> {
+    const roleOf = new Map(owed.map((d) => [d.id, d.role]));
+    // The passes in the invoice's line order: by pickup date, then shipment.
+    owed.sort((a, b) => compare(a.pickupDate, b.pickupDate) || compare(a.id, b.id));
+    const passes: string[][] = [];
+    for (let i = 0; i < owed.length; i += perPass) passes.push(owed.slice(i, i + perPass).map((d) => d.id));
+    const linesOf = async (ids: string[]) => {
+      const lines: UntaxedShipmentLine[] = [];
+      for (const shipment of await deps.booking.invoiceableOf(tx, run.due, ids)) {
+        lines.push(await untaxedLine(shipment, invoice.customerNr, roleOf, run.rules, run.placeOf));
+      }
+      return lines;
+    };
+    const sharing = vatSharing();
+    const shipmentIds: string[] = [];
+    let totalOre = 0;
+    let kept: UntaxedShipmentLine[] | null = null;
+    for (const ids of passes) {
+      const lines = await linesOf(ids);
+      for (const line of lines) {
+        sharing.count(line.lines);
+        totalOre += line.totalOre;
+        shipmentIds.push(line.shipmentId);
+      }
+      if (passes.length === 1) kept = lines;
+    }
+    if (shipmentIds.length === 0) return null;
+    const share = sharing.shares();
+    async function* taxed() {
+      let n = 0;
+      for (const ids of passes) {
+        const lines = kept ?? (await linesOf(ids));
+        // Under the run's locks the second reading is the first's; were it not, the head's total would lie.
+        if (lines.some((line) => line.shipmentId !== shipmentIds[n++])) {
+          throw new Error(`the shipments of invoice ${invoice.invoiceNr} changed between its passes`);
+        }
+        yield lines.map((line) => ({ ...line, lines: share(line.lines) }));
+      }
+      if (n !== shipmentIds.length)
+        throw new Error(`invoice ${invoice.invoiceNr} lost shipments between its passes`);
+    }
+    return { issued: await issue(tx, invoice, { totalOre, shipmentIds }, taxed()), shipmentIds };
   }
 
   const today = () => osloDateTime(clock()).date;
@@ -210,60 +316,26 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
         let last = await store.lockNumbers();
         const runId = await store.insertRun('run', toDate);
         const due = toDate ?? invoiceDate;
-        // Payers first, from the locked ids; then a payer's shipments at a time, so a run holds one
-        // payer's shipments and lines, not the whole run's.
-        const byPayer = new Map<string, { role: PayerRole; ids: string[] }[]>();
-        const locked = await deps.booking.lockInvoiceable(tx, due);
-        for (const s of locked) {
+        // Payers first, from the locked rows; then a payer's shipments a pass at a time.
+        const byPayer = new Map<string, Due[]>();
+        for (const s of await deps.booking.lockInvoiceable(tx, due)) {
           const payer = payerOf(s);
-          const roles = byPayer.get(payer.customerNr) ?? [];
-          const role = roles.find((r) => r.role === payer.role);
-          if (role) role.ids.push(s.id);
-          else roles.push({ role: payer.role, ids: [s.id] });
-          byPayer.set(payer.customerNr, roles);
+          const owed = byPayer.get(payer.customerNr) ?? [];
+          owed.push({ id: s.id, pickupDate: s.pickupDate, role: payer.role });
+          byPayer.set(payer.customerNr, owed);
         }
         const placeOf = placeLookup(tx);
         const issued: IssuedInvoice[] = [];
         const invoiced: string[] = [];
         const payers = [...byPayer.keys()].sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
         for (const customerNr of payers) {
-          const roleOf = new Map<string, PayerRole>();
-          for (const { role, ids } of byPayer.get(customerNr) ?? [])
-            for (const id of ids) roleOf.set(id, role);
-          const shipments = await deps.booking.invoiceableOf(tx, due, [...roleOf.keys()]);
-          if (shipments.length === 0) continue;
-          const lines = [];
-          for (const shipment of shipments) {
-            const role = roleOf.get(shipment.id);
-            if (!role) throw new Error(`shipment ${shipment.id} was read for payer ${customerNr} unasked`);
-            const { facts, pickupTerminal, deliveryTerminal, vatPercent } = await factsOf(
-              shipment,
-              rules,
-              placeOf,
-            );
-            const costLines = atRate(shipment.price.Lines, vatPercent);
-            lines.push({
-              shipmentId: shipment.id,
-              payerCustomerNr: customerNr,
-              payerRole: role,
-              pickupDate: shipment.pickupDate,
-              pickupTerminal,
-              deliveryTerminal,
-              facts,
-              lines: costLines,
-              totalOre: sum(costLines),
-            });
-            invoiced.push(shipment.id);
-          }
+          const invoice = { invoiceNr: last + 1, runId, customerNr, isCredit: false, invoiceDate, nokPerEur };
+          const owed = byPayer.get(customerNr) ?? [];
+          const payer = await invoicePayer(tx, invoice, owed, { due, rules, placeOf });
+          if (!payer) continue;
           last += 1;
-          const taxed = allocateVat(lines.map((l) => l.lines));
-          issued.push(
-            await issue(
-              tx,
-              { invoiceNr: last, runId, customerNr, isCredit: false, invoiceDate, nokPerEur },
-              lines.map((l, i) => ({ ...l, lines: taxed[i] ?? [] })),
-            ),
-          );
+          issued.push(payer.issued);
+          for (const id of payer.shipmentIds) invoiced.push(id);
         }
         await deps.booking.markInvoiced(tx, invoiced);
         await store.saveLastNumber(last);
@@ -344,7 +416,11 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
             invoiceDate,
             nokPerEur,
           },
-          negated,
+          {
+            totalOre: negated.reduce((t, l) => t + l.totalOre, 0),
+            shipmentIds: negated.map((l) => l.shipmentId),
+          },
+          [negated],
         );
         await store.saveLastNumber(last);
         return note;

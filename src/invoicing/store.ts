@@ -44,11 +44,11 @@ export function createInvoicingStore(db: DbOrTx) {
       return row.id;
     },
 
-    async insertInvoice(
-      invoice: typeof invoices.$inferInsert,
-      lines: (typeof invoiceShipments.$inferInsert)[],
-    ) {
+    async insertInvoice(invoice: typeof invoices.$inferInsert) {
       await db.insert(invoices).values(invoice);
+    },
+
+    async insertLines(lines: (typeof invoiceShipments.$inferInsert)[]) {
       // A few thousand lines a statement: a statement takes at most 65 535 parameters.
       for (let i = 0; i < lines.length; i += LINES_PER_INSERT) {
         await db.insert(invoiceShipments).values(lines.slice(i, i + LINES_PER_INSERT));

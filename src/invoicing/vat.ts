@@ -56,36 +56,75 @@ export const atRate = (lines: readonly Omit<UntaxedLine, 'VatPercent'>[], percen
  * rounded half-up, shared out over the rate's lines by largest remainder (see above).
  */
 export function allocateVat(shipments: readonly (readonly UntaxedLine[])[]): InvoicedCostLine[][] {
-  const result = shipments.map((lines) => lines.map((l) => ({ ...l, VatOre: 0 })));
-  const flat = result.flat();
-  const byRate = new Map<number, InvoicedCostLine[]>();
-  for (const l of flat) {
-    const same = byRate.get(l.VatPercent);
-    if (same) same.push(l);
-    else byRate.set(l.VatPercent, [l]);
-  }
-  for (const [percent, lines] of byRate) {
-    // Exact VAT in hundredths of an øre: integers, no binary fractions.
-    const shares = lines.map((line, index) => {
-      const exact = line.AmountOre * percent;
-      const floor = Math.floor(exact / 100);
-      return { line, index, floor, remainder: exact - 100 * floor };
-    });
-    const total = mulDivHalfUp(
-      lines.reduce((t, l) => t + l.AmountOre * percent, 0),
-      1,
-      100,
-    );
-    let left = total - shares.reduce((t, sh) => t + sh.floor, 0);
-    shares.sort((a, b) => b.remainder - a.remainder || a.index - b.index);
-    for (const share of shares) {
-      const extra = left > 0 ? 1 : 0;
-      left -= extra;
-      // `|| 0`: never −0.
-      share.line.VatOre = share.floor + extra || 0;
-    }
-  }
-  return result;
+  const sharing = vatSharing();
+  for (const lines of shipments) sharing.count(lines);
+  const share = sharing.shares();
+  return shipments.map(share);
+}
+
+/** A line's exact VAT in hundredths of an øre, split into whole øre (rounded down) and the rest. */
+function exactVat(line: UntaxedLine) {
+  const exact = line.AmountOre * line.VatPercent;
+  const floor = Math.floor(exact / 100);
+  return { exact, floor, remainder: exact - 100 * floor };
+}
+
+/**
+ * `allocateVat` in two passes, for an invoice too big to hold at once (a payer's shipments are read
+ * a few thousand at a time): `count` the lines of every shipment, then `shares()` gives a function
+ * that shares out the VAT of the same shipments passed again in the same order. The figures are
+ * `allocateVat`'s to the øre: of each rate, the øre left over after rounding every line down go to
+ * the largest remainders, earlier lines first; counting the lines of each remainder tells, before
+ * the second pass, down to which remainder every line gets one and how many of the last get one.
+ */
+export function vatSharing() {
+  const rates = new Map<number, { exact: number; floors: number; remainders: Map<number, number> }>();
+  return {
+    count(lines: readonly UntaxedLine[]): void {
+      for (const line of lines) {
+        const { exact, floor, remainder } = exactVat(line);
+        let rate = rates.get(line.VatPercent);
+        if (!rate) {
+          rate = { exact: 0, floors: 0, remainders: new Map() };
+          rates.set(line.VatPercent, rate);
+        }
+        rate.exact += exact;
+        rate.floors += floor;
+        rate.remainders.set(remainder, (rate.remainders.get(remainder) ?? 0) + 1);
+      }
+    },
+    shares(): (lines: readonly UntaxedLine[]) => InvoicedCostLine[] {
+      // Per rate: lines with a remainder above `cut` get one øre more; of those at `cut`, the first `quota`.
+      const cuts = new Map<number, { cut: number; quota: number }>();
+      for (const [percent, rate] of rates) {
+        let left = mulDivHalfUp(rate.exact, 1, 100) - rate.floors;
+        let cut = Number.NEGATIVE_INFINITY;
+        let quota = 0;
+        for (const remainder of [...rate.remainders.keys()].sort((a, b) => b - a)) {
+          const lines = rate.remainders.get(remainder) ?? 0;
+          if (left < lines) {
+            cut = remainder;
+            quota = Math.max(left, 0);
+            break;
+          }
+          left -= lines;
+        }
+        cuts.set(percent, { cut, quota });
+      }
+      return (lines) =>
+        lines.map((line) => {
+          const { floor, remainder } = exactVat(line);
+          const rate = cuts.get(line.VatPercent);
+          let extra = 0;
+          if (rate && remainder > rate.cut) extra = 1;
+          else if (rate && remainder === rate.cut && rate.quota > 0) {
+            rate.quota -= 1;
+            extra = 1;
+          }
+          return { ...line, VatOre: floor + extra || 0 };
+        });
+    },
+  };
 }
 
 /** VAT of frozen lines. */

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { allocateVat, atRate, vatByRate, vatPercentOf, vatSum } from './vat';
+import { allocateVat, atRate, type UntaxedLine, vatByRate, vatPercentOf, vatSharing, vatSum } from './vat';
 
 const line = (AmountOre: number, CostTypeCode = 'FREIGHT') => ({
   CostTypeCode,
@@ -57,5 +58,63 @@ describe('the VAT rule', () => {
       { percent: 25, basisOre: 1_001, vatOre: 250 },
       { percent: 0, basisOre: 45_000, vatOre: 0 },
     ]);
+  });
+});
+
+describe('the VAT shared out in two passes (an invoice read a few thousand shipments at a time)', () => {
+  /** The sharing as one sort of every line of a rate: the definition the two passes must meet. */
+  function sortedShares(shipments: readonly (readonly UntaxedLine[])[]): number[][] {
+    const taxed = shipments.map((lines) => lines.map((l) => ({ ...l, VatOre: 0 })));
+    const percents = new Set(taxed.flat().map((l) => l.VatPercent));
+    for (const percent of percents) {
+      const lines = taxed.flat().filter((l) => l.VatPercent === percent);
+      const shares = lines.map((line, index) => {
+        const exact = line.AmountOre * percent;
+        const floor = Math.floor(exact / 100);
+        return { line, index, floor, remainder: exact - 100 * floor };
+      });
+      const exact = lines.reduce((t, l) => t + l.AmountOre * percent, 0);
+      // Half away from zero, as mulDivHalfUp.
+      const vat = Math.sign(exact) * Math.floor((Math.abs(exact) + 50) / 100);
+      let left = vat - shares.reduce((t, s) => t + s.floor, 0);
+      shares.sort((a, b) => b.remainder - a.remainder || a.index - b.index);
+      for (const s of shares) {
+        s.line.VatOre = s.floor + (left > 0 ? 1 : 0) || 0;
+        if (left > 0) left -= 1;
+      }
+    }
+    return taxed.map((lines) => lines.map((l) => l.VatOre));
+  }
+
+  const invoice = fc.array(
+    fc.array(
+      fc.record({
+        CostTypeCode: fc.constantFrom('FREIGHT', 'ENERGY', 'DISCOUNT'),
+        Description: fc.constant('x'),
+        AmountOre: fc.integer({ min: -500_000, max: 5_000_000 }),
+        VatPercent: fc.constantFrom(0, 25),
+      }),
+      { maxLength: 5 },
+    ),
+    { maxLength: 60 },
+  );
+
+  test('give each line what one sort of all its rate’s lines gives it, however the shipments are split', () => {
+    fc.assert(
+      fc.property(invoice, fc.integer({ min: 1, max: 20 }), (shipments, size) => {
+        const sharing = vatSharing();
+        for (let i = 0; i < shipments.length; i += size) {
+          for (const lines of shipments.slice(i, i + size)) sharing.count(lines);
+        }
+        const share = sharing.shares();
+        const passes: number[][] = [];
+        for (let i = 0; i < shipments.length; i += size) {
+          passes.push(...shipments.slice(i, i + size).map((lines) => share(lines).map((l) => l.VatOre)));
+        }
+        expect(passes).toEqual(sortedShares(shipments));
+        expect(allocateVat(shipments).map((lines) => lines.map((l) => l.VatOre))).toEqual(passes);
+      }),
+      { numRuns: 500 },
+    );
   });
 });

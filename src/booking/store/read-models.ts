@@ -116,12 +116,13 @@ export function createBookingReadStore(db: DbOrTx) {
     /**
      * Locks the shipments due for invoicing: published, picked-up, priced, not cancelled, picked up
      * on or before `toDate`, carried by no invoice yet. Locked in id order, as scans lock them; a
-     * pickup scan that commits meanwhile is waited for. Answers only what decides each one's payer,
-     * so a run of 90 000 shipments holds ids, not shipments (`invoiceableOf` reads them a payer at a time).
+     * pickup scan that commits meanwhile is waited for, and its row answered as it committed. Answers
+     * only what decides each one's payer and its place on the invoice (its pickup date), so a run of
+     * 90 000 shipments holds ids, not shipments (`invoiceableOf` reads them a few thousand at a time).
      */
     async lockInvoiceable(toDate: string) {
       return db
-        .select(payerFields)
+        .select({ ...payerFields, pickupDate: sql<string>`${shipments.pickupDate}::text` })
         .from(shipments)
         .where(invoiceableBy(toDate))
         .orderBy(asc(shipments.id))
