@@ -907,3 +907,48 @@ test('a payer of more shipments than a pass is read a pass at a time: lines in o
     .where(sql`type = 'invoice.issued' and invoice_nr = ${invoiceNr}`);
   expect(event?.data).toMatchObject({ ShipmentIds: order.map((o) => o.id), ShipmentCount: 7 });
 });
+
+test('a payer whose shipments read differently in the second pass is not invoiced: the run fails whole', async () => {
+  now = new Date('2026-12-21T07:00:00Z');
+  const booked = [await book({ PayerCustomerId: 4000 }), await book({ PayerCustomerId: 4000 })];
+  now = new Date('2026-12-21T12:00:00Z');
+  for (const b of booked) await pickUp(b, ['2026-12-21T10:00:00']);
+  now = new Date('2026-12-22T09:00:00Z');
+  const deps = {
+    db: ctx.database.db,
+    catalog: ctx.services.catalog,
+    customers: ctx.services.customers,
+    postalCodes: ctx.services.postalCodes,
+    nokPerEur: async () => '11.5',
+    seller: ctx.config.seller,
+    clock: () => now,
+  };
+  expect(() =>
+    createInvoicingService({ ...deps, booking: ctx.services.booking, shipmentsPerPass: 0 }),
+  ).toThrow('not a count');
+  // The third read (the second pass's first) answers another price than the first did.
+  let reads = 0;
+  const drifting = createInvoicingService({
+    ...deps,
+    shipmentsPerPass: 1,
+    booking: {
+      ...ctx.services.booking,
+      invoiceableOf: async (...args: Parameters<typeof ctx.services.booking.invoiceableOf>) => {
+        const rows = await ctx.services.booking.invoiceableOf(...args);
+        if (++reads !== 3) return rows;
+        return rows.map((r) => ({
+          ...r,
+          price: { ...r.price, Lines: r.price.Lines.map((l) => ({ ...l, AmountOre: l.AmountOre + 1 })) },
+        }));
+      },
+    },
+  });
+  const before = await ctx.database.db.select().from(invoices);
+  await expect(drifting.run({ ToDate: '2026-12-21' })).rejects.toThrow('changed between its passes');
+  expect(await ctx.database.db.select().from(invoices)).toEqual(before);
+  const pending = await ctx.database.db
+    .select()
+    .from(invoiceShipments)
+    .where(sql`shipment_id in (${booked[0]?.ShipmentId}, ${booked[1]?.ShipmentId})`);
+  expect(pending).toEqual([]);
+});

@@ -68,6 +68,8 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
   const { db } = deps;
   const clock = deps.clock ?? (() => new Date());
   const perPass = deps.shipmentsPerPass ?? SHIPMENTS_PER_PASS;
+  if (!Number.isInteger(perPass) || perPass < 1)
+    throw new Error(`shipmentsPerPass ${perPass} is not a count`);
 
   /** Freezes what the reports show of a shipment, so later changes to registers never alter an invoice. */
   async function factsOf(
@@ -254,15 +256,18 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
     owed.sort((a, b) => compare(a.pickupDate, b.pickupDate) || compare(a.id, b.id));
     const passes: string[][] = [];
     for (let i = 0; i < owed.length; i += perPass) passes.push(owed.slice(i, i + perPass).map((d) => d.id));
+    const place = new Map(owed.map((d, i) => [d.id, i]));
     const linesOf = async (ids: string[]) => {
       const lines: UntaxedShipmentLine[] = [];
       for (const shipment of await deps.booking.invoiceableOf(tx, run.due, ids)) {
         lines.push(await untaxedLine(shipment, invoice.customerNr, roleOf, run.rules, run.placeOf));
       }
-      return lines;
+      // In the order the passes were cut in, whatever order the database answered in.
+      return lines.sort((a, b) => (place.get(a.shipmentId) ?? 0) - (place.get(b.shipmentId) ?? 0));
     };
     const sharing = vatSharing();
     const shipmentIds: string[] = [];
+    const totals: number[] = [];
     let totalOre = 0;
     let kept: UntaxedShipmentLine[] | null = null;
     for (const ids of passes) {
@@ -271,23 +276,26 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
         sharing.count(line.lines);
         totalOre += line.totalOre;
         shipmentIds.push(line.shipmentId);
+        totals.push(line.totalOre);
       }
       if (passes.length === 1) kept = lines;
     }
     if (shipmentIds.length === 0) return null;
     const share = sharing.shares();
     async function* taxed() {
+      // Under the run's locks the second reading is the first's; were it not, the head would lie.
+      const changed = () =>
+        new Error(`the shipments of invoice ${invoice.invoiceNr} changed between its passes`);
       let n = 0;
       for (const ids of passes) {
         const lines = kept ?? (await linesOf(ids));
-        // Under the run's locks the second reading is the first's; were it not, the head's total would lie.
-        if (lines.some((line) => line.shipmentId !== shipmentIds[n++])) {
-          throw new Error(`the shipments of invoice ${invoice.invoiceNr} changed between its passes`);
+        for (const line of lines) {
+          if (line.shipmentId !== shipmentIds[n] || line.totalOre !== totals[n]) throw changed();
+          n += 1;
         }
         yield lines.map((line) => ({ ...line, lines: share(line.lines) }));
       }
-      if (n !== shipmentIds.length)
-        throw new Error(`invoice ${invoice.invoiceNr} lost shipments between its passes`);
+      if (n !== shipmentIds.length) throw changed();
     }
     return { issued: await issue(tx, invoice, { totalOre, shipmentIds }, taxed()), shipmentIds };
   }

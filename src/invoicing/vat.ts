@@ -79,8 +79,12 @@ function exactVat(line: UntaxedLine) {
  */
 export function vatSharing() {
   const rates = new Map<number, { exact: number; floors: number; remainders: Map<number, number> }>();
+  // The øre left over are handed out as lines come: lines shared beyond those counted would get too many.
+  let counted = 0;
+  let shared = 0;
   return {
     count(lines: readonly UntaxedLine[]): void {
+      counted += lines.length;
       for (const line of lines) {
         const { exact, floor, remainder } = exactVat(line);
         let rate = rates.get(line.VatPercent);
@@ -111,8 +115,11 @@ export function vatSharing() {
         }
         cuts.set(percent, { cut, quota });
       }
-      return (lines) =>
-        lines.map((line) => {
+      return (lines) => {
+        shared += lines.length;
+        if (shared > counted)
+          throw new Error(`VAT shared out over more lines (${shared}) than counted (${counted})`);
+        return lines.map((line) => {
           const { floor, remainder } = exactVat(line);
           const rate = cuts.get(line.VatPercent);
           let extra = 0;
@@ -123,6 +130,7 @@ export function vatSharing() {
           }
           return { ...line, VatOre: floor + extra || 0 };
         });
+      };
     },
   };
 }

@@ -117,4 +117,13 @@ describe('the VAT shared out in two passes (an invoice read a few thousand shipm
       { numRuns: 500 },
     );
   });
+
+  test('share no more lines than were counted: the øre left over would be handed out twice', () => {
+    const lines = atRate([line(7_027, 'ENERGY')], 25);
+    const sharing = vatSharing();
+    sharing.count(lines);
+    const share = sharing.shares();
+    expect(share(lines).map((l) => l.VatOre)).toEqual([1_757]);
+    expect(() => share(lines)).toThrow('more lines');
+  });
 });
