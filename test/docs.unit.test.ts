@@ -88,7 +88,7 @@ test('every KOLLI_ variable the README and the guides name is one the code knows
   const guides = ['README.md', ...markdownFiles('docs')];
   const unknown = guides.flatMap((doc) =>
     captured(text(doc), /\b(KOLLI_[A-Z0-9_]*[A-Z0-9])\b/g)
-      .filter((name) => !code.includes(name))
+      .filter((name) => !new RegExp(`\\b${name}\\b`).test(code))
       .map((name) => `${doc}: ${name}`),
   );
   expect(unknown).toEqual([]);
