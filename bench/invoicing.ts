@@ -6,6 +6,7 @@
 // during it and the peak heapUsed (sampled every 20 ms), and a fingerprint: sha256 over the stored
 // invoice lines (invoice_shipments by invoice_nr, line_nr, every column) and invoices (by invoice_nr,
 // without created_at). The invoice date is today's, so compare fingerprints of runs made the same day.
+// Then the same figures of a credit note of the whole first invoice.
 // Needs PostgreSQL: DATABASE_URL=postgres://… pointing at an empty scratch database.
 //   BENCH_SHIPMENTS=90000 BENCH_PAYERS=1 npm run bench -- invoicing
 // BENCH_SHIPMENTS (90000); BENCH_PAYERS (1: one customer pays all; 100 spreads them evenly over 100).
@@ -89,21 +90,28 @@ await copy(
 await db.execute(sql`analyze`);
 const seedSeconds = (performance.now() - seedStarted) / 1000;
 
+/** Runs `work` alone, sampling the process's RSS and heap every 20 ms; its result, time and peaks. */
+async function measured<T>(work: () => Promise<T>) {
+  const before = process.memoryUsage();
+  let peakRss = before.rss;
+  let peakHeap = before.heapUsed;
+  const sample = () => {
+    const m = process.memoryUsage();
+    peakRss = Math.max(peakRss, m.rss);
+    peakHeap = Math.max(peakHeap, m.heapUsed);
+  };
+  const sampler = setInterval(sample, 20);
+  const started = performance.now();
+  const result = await work();
+  const seconds = (performance.now() - started) / 1000;
+  sample();
+  clearInterval(sampler);
+  const memory = `RSS before ${MB(before.rss)}, peak during it ${MB(peakRss)} (+${MB(peakRss - before.rss)}); peak heapUsed ${MB(peakHeap)}`;
+  return { result, seconds, memory };
+}
+
 // The run, measured alone.
-const before = process.memoryUsage();
-let peakRss = before.rss;
-let peakHeap = before.heapUsed;
-const sample = () => {
-  const m = process.memoryUsage();
-  peakRss = Math.max(peakRss, m.rss);
-  peakHeap = Math.max(peakHeap, m.heapUsed);
-};
-const sampler = setInterval(sample, 20);
-const started = performance.now();
-const result = await services.invoicing.run({ ToDate: TO_DATE });
-const seconds = (performance.now() - started) / 1000;
-sample();
-clearInterval(sampler);
+const run = await measured(() => services.invoicing.run({ ToDate: TO_DATE }));
 
 const hash = createHash('sha256');
 const lines = rowsOf<{ j: string }>(
@@ -119,10 +127,20 @@ for (const { j } of invoices) hash.update(`${j}\n`);
 console.log(
   `database ${kind}; ${SHIPMENTS} shipments, ${PAYERS} payers, picked up 2026-01-01..28, ToDate ${TO_DATE} (seeded in ${seedSeconds.toFixed(1)} s)`,
 );
-console.log(`run: ${seconds.toFixed(2)} s, ${result.Invoices.length} invoices, ${lines.length} lines`);
 console.log(
-  `RSS before the run ${MB(before.rss)}, peak during it ${MB(peakRss)} (+${MB(peakRss - before.rss)}); peak heapUsed ${MB(peakHeap)}`,
+  `run: ${run.seconds.toFixed(2)} s, ${run.result.Invoices.length} invoices, ${lines.length} lines`,
 );
+console.log(`  ${run.memory}`);
 console.log(`fingerprint sha256 ${hash.digest('hex')} (invoice date ${invoices[0]?.date ?? '-'})`);
+
+// Then a credit note of the whole first invoice (the largest, with one payer), measured alone.
+const first = run.result.Invoices[0];
+if (first) {
+  const credit = await measured(() => services.invoicing.creditNote({ InvoiceNr: first.InvoiceNr }));
+  console.log(
+    `credit note of invoice ${first.InvoiceNr} whole: ${credit.seconds.toFixed(2)} s, total ${credit.result.Total}`,
+  );
+  console.log(`  ${credit.memory}`);
+}
 await app.close();
 await database.close();

@@ -30,7 +30,7 @@ export interface InvoicingDeps {
   /** The carrier as its invoices name it: name, organisation number, address, bank account. */
   seller: Config['seller'];
   clock?: () => Date;
-  /** A payer's shipments an invoicing run reads at a time (`SHIPMENTS_PER_PASS`; tests make it small). */
+  /** A payer's shipments (or a credited invoice's lines) read at a time (`SHIPMENTS_PER_PASS`; tests make it small). */
   shipmentsPerPass?: number;
 }
 

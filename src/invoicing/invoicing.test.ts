@@ -906,6 +906,28 @@ test('a payer of more shipments than a pass is read a pass at a time: lines in o
     .from(outboxEvents)
     .where(sql`type = 'invoice.issued' and invoice_nr = ${invoiceNr}`);
   expect(event?.data).toMatchObject({ ShipmentIds: order.map((o) => o.id), ShipmentCount: 7 });
+
+  // Credit notes read the invoice's lines a pass at a time too: two named shipments on different
+  // passes, then the rest, each in the invoice's order and each line the invoice's negated.
+  const named = [order[5]?.id ?? '', order[0]?.id ?? ''];
+  const partial = await inPasses.creditNote({ InvoiceNr: invoiceNr, ShipmentIds: named });
+  const rest = await inPasses.creditNote({ InvoiceNr: invoiceNr });
+  const linesOf = (nr: number) =>
+    ctx.database.db
+      .select()
+      .from(invoiceShipments)
+      .where(sql`invoice_nr = ${nr}`)
+      .orderBy(invoiceShipments.lineNr);
+  const negated = (ls: typeof lines) =>
+    ls.map((l) => [l.shipmentId, 0 - l.totalOre, l.lines.map((c) => [0 - c.AmountOre, 0 - c.VatOre])]);
+  const asNoted = (ls: typeof lines) =>
+    ls.map((l) => [l.shipmentId, l.totalOre, l.lines.map((c) => [c.AmountOre, c.VatOre])]);
+  expect(asNoted(await linesOf(partial.InvoiceNr))).toEqual(
+    negated([lines[0], lines[5]].flatMap((l) => (l ? [l] : []))),
+  );
+  expect(asNoted(await linesOf(rest.InvoiceNr))).toEqual(negated(lines.filter((_, i) => i !== 0 && i !== 5)));
+  expect(Math.round((partial.Total + rest.Total) * 100)).toBe(-(head?.totalOre ?? 0));
+  await expect(inPasses.creditNote({ InvoiceNr: invoiceNr })).rejects.toThrow('validation errors');
 });
 
 test('a payer whose shipments read differently in the second pass is not invoiced: the run fails whole', async () => {

@@ -10,6 +10,7 @@ import { addDays, osloDateTime } from '../schedule/calendar';
 import type { InvoicingDeps, IssuedInvoice, RunResult } from './deps';
 import { PAYMENT_TERMS_DAYS } from './deps';
 import { dateField, kr, midnight, sum } from './format';
+import { invoiceLinePages } from './reports';
 import { createInvoicingStore } from './store';
 import type { InvoicedCostLine, InvoicedShipmentFacts, invoiceShipments } from './tables';
 import { atRate, type UntaxedLine, vatPercentOf, vatSharing } from './vat';
@@ -38,7 +39,8 @@ const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 /**
  * A payer's shipments are read, priced and written this many at a time, so a run holds that many
  * whatever the payer's size. Twice over when a payer has more: once to count the VAT of the whole
- * invoice, once to share it out and write the lines (`vatSharing`).
+ * invoice, once to share it out and write the lines (`vatSharing`). A credit note reads the lines
+ * of the invoice it credits as many at a time.
  */
 export const SHIPMENTS_PER_PASS = 2000;
 
@@ -373,43 +375,50 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
           throw new Error('unreachable');
         }
         v.check('InvoiceNr', !original.isCredit, 'A credit note cannot itself be credited.');
-        const lines = await store.linesOf(original.invoiceNr);
         const credited = await store.creditedShipments(original.invoiceNr);
         // Without ShipmentIds: every shipment of the invoice not credited yet (the rest after a partial credit).
-        const wanted = input.ShipmentIds
-          ? new Set(input.ShipmentIds)
-          : new Set(lines.map((l) => l.shipmentId).filter((id) => !credited.has(id)));
-        if (!input.ShipmentIds) {
+        const named = input.ShipmentIds ? new Set(input.ShipmentIds) : null;
+        const credits = (line: { shipmentId: string }) =>
+          named ? named.has(line.shipmentId) : !credited.has(line.shipmentId);
+        // What the note credits and its total from the lines' shipments and totals alone; then the
+        // lines themselves a pass at a time as they are written (an issued invoice never changes).
+        const { invoiceNr } = original;
+        const shipmentIds: string[] = [];
+        let totalOre = 0;
+        for (const line of (await store.lineTotals(invoiceNr)).filter(credits)) {
+          shipmentIds.push(line.shipmentId);
+          totalOre += -line.totalOre;
+        }
+        const onNote = new Set(shipmentIds);
+        if (!named) {
           v.check(
             'InvoiceNr',
-            wanted.size > 0,
-            `Every shipment of invoice ${original.invoiceNr} is already credited.`,
+            shipmentIds.length > 0,
+            `Every shipment of invoice ${invoiceNr} is already credited.`,
           );
         }
         (input.ShipmentIds ?? []).forEach((id, i) => {
-          v.check(
-            `ShipmentIds[${i}]`,
-            lines.some((l) => l.shipmentId === id),
-            `Shipment ${id} is not on invoice ${original.invoiceNr}.`,
-          );
+          v.check(`ShipmentIds[${i}]`, onNote.has(id), `Shipment ${id} is not on invoice ${invoiceNr}.`);
         });
-        [...wanted].forEach((id) => {
+        [...(named ?? [])].forEach((id) => {
           v.check(
             'ShipmentIds',
             !credited.has(id),
-            `Shipment ${id} of invoice ${original.invoiceNr} is already credited.`,
+            `Shipment ${id} of invoice ${invoiceNr} is already credited.`,
           );
         });
         v.throwIfAny();
-        const negated = lines
-          .filter((l) => wanted.has(l.shipmentId))
-          .map(({ invoiceNr: _n, lineNr: _l, isCredit: _c, ...l }) => ({
-            ...l,
-            // `0 -`: a zero amount stays 0, not −0. Each line's VAT is the invoice's negated, not shared
-            // out again: crediting shipments one by one then gives back exactly what was charged.
-            lines: l.lines.map((c) => ({ ...c, AmountOre: 0 - c.AmountOre, VatOre: 0 - c.VatOre })),
-            totalOre: -l.totalOre,
-          }));
+        async function* negated() {
+          for await (const page of invoiceLinePages(tx, invoiceNr, perPass)) {
+            yield page.filter(credits).map(({ invoiceNr: _n, lineNr: _l, isCredit: _c, ...l }) => ({
+              ...l,
+              // `0 -`: a zero amount stays 0, not −0. Each line's VAT is the invoice's negated, not shared
+              // out again: crediting shipments one by one then gives back exactly what was charged.
+              lines: l.lines.map((c) => ({ ...c, AmountOre: 0 - c.AmountOre, VatOre: 0 - c.VatOre })),
+              totalOre: -l.totalOre,
+            }));
+          }
+        }
         const runId = await store.insertRun('credit_note', null);
         last += 1;
         const note = await issue(
@@ -424,11 +433,8 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
             invoiceDate,
             nokPerEur,
           },
-          {
-            totalOre: negated.reduce((t, l) => t + l.totalOre, 0),
-            shipmentIds: negated.map((l) => l.shipmentId),
-          },
-          [negated],
+          { totalOre, shipmentIds },
+          negated(),
         );
         await store.saveLastNumber(last);
         return note;

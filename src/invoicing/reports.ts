@@ -1,4 +1,5 @@
 import { type Account, assertCanActFor, canActFor } from '../auth/access';
+import type { DbOrTx } from '../db/client';
 import { notFound, Violations } from '../lib/errors';
 import { flatMapPages, keysetPages, mapPages, noPages } from '../lib/pages';
 import { cm3ToDm3, gramsToKg, mulDivHalfUp, parseScaled, toDecimal } from '../lib/units';
@@ -126,7 +127,7 @@ export function checkInvoiceQuery(q: InvoiceQuery) {
 }
 
 /** The lines of an invoice in order, a page of `REPORT_PAGE_SIZE` at a time (one indexed statement each). */
-export const invoiceLinePages = (db: InvoicingDeps['db'], invoiceNr: number, pageSize = REPORT_PAGE_SIZE) =>
+export const invoiceLinePages = (db: DbOrTx, invoiceNr: number, pageSize = REPORT_PAGE_SIZE) =>
   keysetPages(
     (after: number | undefined, limit) => createInvoicingStore(db).linesPage(invoiceNr, after, limit),
     (line) => line.lineNr,

@@ -86,9 +86,10 @@ export function createInvoicingStore(db: DbOrTx) {
         .limit(limit);
     },
 
-    async linesOf(invoiceNr: number): Promise<InvoiceShipmentRow[]> {
+    /** Each line's shipment and total, in line order: what a credit note needs before it reads the lines. */
+    async lineTotals(invoiceNr: number): Promise<{ shipmentId: string; totalOre: number }[]> {
       return db
-        .select()
+        .select({ shipmentId: invoiceShipments.shipmentId, totalOre: invoiceShipments.totalOre })
         .from(invoiceShipments)
         .where(eq(invoiceShipments.invoiceNr, invoiceNr))
         .orderBy(asc(invoiceShipments.lineNr));
