@@ -927,6 +927,19 @@ test('a payer of more shipments than a pass is read a pass at a time: lines in o
   );
   expect(asNoted(await linesOf(rest.InvoiceNr))).toEqual(negated(lines.filter((_, i) => i !== 0 && i !== 5)));
   expect(Math.round((partial.Total + rest.Total) * 100)).toBe(-(head?.totalOre ?? 0));
+  for (const note of [partial, rest]) {
+    const noted = await linesOf(note.InvoiceNr);
+    const [noteHead] = await ctx.database.db
+      .select()
+      .from(invoices)
+      .where(sql`invoice_nr = ${note.InvoiceNr}`);
+    expect(noteHead?.totalOre).toBe(noted.reduce((t, l) => t + l.totalOre, 0));
+    const [issued] = await ctx.database.db
+      .select()
+      .from(outboxEvents)
+      .where(sql`type = 'invoice.issued' and invoice_nr = ${note.InvoiceNr}`);
+    expect(issued?.data).toMatchObject({ ShipmentIds: noted.map((l) => l.shipmentId), IsCreditNote: true });
+  }
   await expect(inPasses.creditNote({ InvoiceNr: invoiceNr })).rejects.toThrow('validation errors');
 });
 
@@ -966,7 +979,7 @@ test('a payer whose shipments read differently in the second pass is not invoice
     },
   });
   const before = await ctx.database.db.select().from(invoices);
-  await expect(drifting.run({ ToDate: '2026-12-21' })).rejects.toThrow('changed between its passes');
+  await expect(drifting.run({ ToDate: '2026-12-21' })).rejects.toThrow('changed between its two readings');
   expect(await ctx.database.db.select().from(invoices)).toEqual(before);
   const pending = await ctx.database.db
     .select()

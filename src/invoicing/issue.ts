@@ -66,6 +66,27 @@ export function eventShipments(ids: readonly string[]) {
   };
 }
 
+/**
+ * Checks a second reading of an invoice's lines against the first, from which its head (total,
+ * shipments) was written: line by line the same shipment with the same total, and none missing.
+ */
+function secondReading(
+  invoiceNr: number,
+  first: { shipmentIds: readonly string[]; totals: readonly number[] },
+) {
+  const changed = () => new Error(`the lines of invoice ${invoiceNr} changed between its two readings`);
+  let n = 0;
+  return {
+    check(line: { shipmentId: string; totalOre: number }): void {
+      if (line.shipmentId !== first.shipmentIds[n] || line.totalOre !== first.totals[n]) throw changed();
+      n += 1;
+    },
+    done(): void {
+      if (n !== first.shipmentIds.length) throw changed();
+    },
+  };
+}
+
 export function createInvoiceIssuer(deps: InvoicingDeps) {
   const { db } = deps;
   const clock = deps.clock ?? (() => new Date());
@@ -286,18 +307,13 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
     const share = sharing.shares();
     async function* taxed() {
       // Under the run's locks the second reading is the first's; were it not, the head would lie.
-      const changed = () =>
-        new Error(`the shipments of invoice ${invoice.invoiceNr} changed between its passes`);
-      let n = 0;
+      const reading = secondReading(invoice.invoiceNr, { shipmentIds, totals });
       for (const ids of passes) {
         const lines = kept ?? (await linesOf(ids));
-        for (const line of lines) {
-          if (line.shipmentId !== shipmentIds[n] || line.totalOre !== totals[n]) throw changed();
-          n += 1;
-        }
+        lines.forEach(reading.check);
         yield lines.map((line) => ({ ...line, lines: share(line.lines) }));
       }
-      if (n !== shipmentIds.length) throw changed();
+      reading.done();
     }
     return { issued: await issue(tx, invoice, { totalOre, shipmentIds }, taxed()), shipmentIds };
   }
@@ -384,12 +400,14 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
         // lines themselves a pass at a time as they are written (an issued invoice never changes).
         const { invoiceNr } = original;
         const shipmentIds: string[] = [];
+        const totals: number[] = [];
         let totalOre = 0;
         for (const line of (await store.lineTotals(invoiceNr)).filter(credits)) {
           shipmentIds.push(line.shipmentId);
+          totals.push(line.totalOre);
           totalOre += -line.totalOre;
         }
-        const onNote = new Set(shipmentIds);
+        const onNote = new Set(named ? shipmentIds : []);
         if (!named) {
           v.check(
             'InvoiceNr',
@@ -409,8 +427,11 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
         });
         v.throwIfAny();
         async function* negated() {
+          const reading = secondReading(invoiceNr, { shipmentIds, totals });
           for await (const page of invoiceLinePages(tx, invoiceNr, perPass)) {
-            yield page.filter(credits).map(({ invoiceNr: _n, lineNr: _l, isCredit: _c, ...l }) => ({
+            const lines = page.filter(credits);
+            lines.forEach(reading.check);
+            yield lines.map(({ invoiceNr: _n, lineNr: _l, isCredit: _c, ...l }) => ({
               ...l,
               // `0 -`: a zero amount stays 0, not −0. Each line's VAT is the invoice's negated, not shared
               // out again: crediting shipments one by one then gives back exactly what was charged.
@@ -418,6 +439,7 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
               totalOre: -l.totalOre,
             }));
           }
+          reading.done();
         }
         const runId = await store.insertRun('credit_note', null);
         last += 1;
