@@ -88,6 +88,19 @@ const run = (ToDate: unknown) =>
     payload: { ToDate },
   });
 const get = (url: string, key = senderKey) => ctx.app.inject({ url, headers: bearer(key) });
+/** Invoicing over the test app's services and clock, with some of its dependencies replaced. */
+const invoicingWith = (over: Partial<Parameters<typeof createInvoicingService>[0]>) =>
+  createInvoicingService({
+    db: ctx.database.db,
+    booking: ctx.services.booking,
+    catalog: ctx.services.catalog,
+    customers: ctx.services.customers,
+    postalCodes: ctx.services.postalCodes,
+    nokPerEur: async () => '11.5',
+    seller: ctx.config.seller,
+    clock: () => now,
+    ...over,
+  });
 const frozenTotal = async (id: string) => {
   const r = await ctx.database.db.execute(
     sql`select (price->>'TotalOre')::bigint as t from shipments where id = ${id}`,
@@ -600,14 +613,7 @@ test('a run that fails midway leaves nothing behind', async () => {
   await pickUp(second, ['2026-11-30T09:45:00']);
   const before = await ctx.database.db.select().from(invoices);
   const [counterBefore] = await ctx.database.db.select().from(invoiceNumbers);
-  const failing = createInvoicingService({
-    db: ctx.database.db,
-    booking: ctx.services.booking,
-    postalCodes: ctx.services.postalCodes,
-    nokPerEur: async () => '11.5',
-    seller: ctx.config.seller,
-    clock: () => now,
-    customers: ctx.services.customers,
+  const failing = invoicingWith({
     // The second shipment's facts fail, after the first invoice lines are written.
     catalog: {
       ...ctx.services.catalog,
@@ -864,17 +870,7 @@ test('a payer of more shipments than a pass is read a pass at a time: lines in o
   const days = ['16', '14', '15', '14', '16', '15', '14'];
   for (const [i, b] of booked.entries()) await pickUp(b, [`2026-12-${days[i]}T10:0${i}:00`]);
   now = new Date('2026-12-17T09:00:00Z');
-  const inPasses = createInvoicingService({
-    db: ctx.database.db,
-    booking: ctx.services.booking,
-    catalog: ctx.services.catalog,
-    customers: ctx.services.customers,
-    postalCodes: ctx.services.postalCodes,
-    nokPerEur: async () => '11.5',
-    seller: ctx.config.seller,
-    clock: () => now,
-    shipmentsPerPass: 2,
-  });
+  const inPasses = invoicingWith({ shipmentsPerPass: 2 });
   const result = await inPasses.run({ ToDate: '2026-12-16' });
   const invoiceNr = result.Invoices.find((i) => i.CustomerNr === '4000')?.InvoiceNr ?? 0;
   const lines = await ctx.database.db
@@ -949,22 +945,10 @@ test('a payer whose shipments read differently in the second pass is not invoice
   now = new Date('2026-12-21T12:00:00Z');
   for (const b of booked) await pickUp(b, ['2026-12-21T10:00:00']);
   now = new Date('2026-12-22T09:00:00Z');
-  const deps = {
-    db: ctx.database.db,
-    catalog: ctx.services.catalog,
-    customers: ctx.services.customers,
-    postalCodes: ctx.services.postalCodes,
-    nokPerEur: async () => '11.5',
-    seller: ctx.config.seller,
-    clock: () => now,
-  };
-  expect(() =>
-    createInvoicingService({ ...deps, booking: ctx.services.booking, shipmentsPerPass: 0 }),
-  ).toThrow('not a count');
+  expect(() => invoicingWith({ shipmentsPerPass: 0 })).toThrow('not a count');
   // The third read (the second pass's first) answers another price than the first did.
   let reads = 0;
-  const drifting = createInvoicingService({
-    ...deps,
+  const drifting = invoicingWith({
     shipmentsPerPass: 1,
     booking: {
       ...ctx.services.booking,
