@@ -1,35 +1,26 @@
-import { addressLine, destinationZip, displayName, EMPTY_ADDRESS } from '../booking/addresses';
 import { type PayerRole, payerOf } from '../booking/rules';
 import type { CatalogRules } from '../catalog/service';
 import type { Tx } from '../db/client';
 import { type DomainEvent, emitEvents } from '../events/outbox';
 import { Violations } from '../lib/errors';
 import { kidOf } from '../lib/kid';
-import { loadingMetres } from '../lib/units';
 import { addDays, osloDateTime } from '../schedule/calendar';
 import type { InvoicingDeps, IssuedInvoice, RunResult } from './deps';
 import { PAYMENT_TERMS_DAYS } from './deps';
-import { dateField, kr, midnight, sum } from './format';
+import { dateField, kr, midnight } from './format';
 import { invoiceLinePages } from './reports';
+import {
+  type PlaceOf,
+  placeLookup,
+  type ShipmentLine,
+  secondReading,
+  type UntaxedShipmentLine,
+  untaxedLine,
+} from './shipment-lines';
 import { createInvoicingStore } from './store';
-import type { InvoicedCostLine, InvoicedShipmentFacts, invoiceShipments } from './tables';
-import { atRate, type UntaxedLine, vatPercentOf, vatSharing } from './vat';
+import { vatSharing } from './vat';
 
 /** Issuing invoices: the invoicing run and credit notes, each one transaction on the number lock. */
-
-/** A picked-up shipment waiting to be invoiced: booking's read model, parcels summed. */
-type Invoiceable = Awaited<ReturnType<InvoicingDeps['booking']['invoiceableOf']>>[number];
-
-/** One shipment's line of an invoice, before its number on the invoice. */
-type ShipmentLine = Omit<
-  typeof invoiceShipments.$inferInsert,
-  'invoiceNr' | 'lineNr' | 'isCredit' | 'lines'
-> & {
-  lines: InvoicedCostLine[];
-};
-
-/** A shipment's line before the invoice's VAT is shared out over its cost lines. */
-type UntaxedShipmentLine = Omit<ShipmentLine, 'lines'> & { lines: UntaxedLine[] };
 
 /** A locked shipment owed by a payer: what orders it on the invoice, and the payer's role. */
 type Due = { id: string; pickupDate: string; role: PayerRole };
@@ -44,12 +35,6 @@ const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  */
 export const SHIPMENTS_PER_PASS = 2000;
 
-/** What an invoice needs of a postal code: its terminal and its county. */
-type Place = { terminal: string | null; countyCode: string | null };
-const NOWHERE: Place = { terminal: null, countyCode: null };
-
-/** A 120×80 cm pallet's floor, in cm². */
-const PALLET_CM2 = 120 * 80;
 /** At most this many shipment ids in an `invoice.issued` event (about 20 KB of them). */
 const EVENT_SHIPMENT_IDS = 1000;
 
@@ -66,124 +51,12 @@ export function eventShipments(ids: readonly string[]) {
   };
 }
 
-/**
- * Checks a second reading of an invoice's lines against the first, from which its head (total,
- * shipments) was written: line by line the same shipment with the same total, and none missing.
- */
-function secondReading(
-  invoiceNr: number,
-  first: { shipmentIds: readonly string[]; totals: readonly number[] },
-) {
-  const changed = () => new Error(`the lines of invoice ${invoiceNr} changed between its two readings`);
-  let n = 0;
-  return {
-    check(line: { shipmentId: string; totalOre: number }): void {
-      if (line.shipmentId !== first.shipmentIds[n] || line.totalOre !== first.totals[n]) throw changed();
-      n += 1;
-    },
-    done(): void {
-      if (n !== first.shipmentIds.length) throw changed();
-    },
-  };
-}
-
 export function createInvoiceIssuer(deps: InvoicingDeps) {
   const { db } = deps;
   const clock = deps.clock ?? (() => new Date());
   const perPass = deps.shipmentsPerPass ?? SHIPMENTS_PER_PASS;
   if (!Number.isInteger(perPass) || perPass < 1)
     throw new Error(`shipmentsPerPass ${perPass} is not a count`);
-
-  /** Freezes what the reports show of a shipment, so later changes to registers never alter an invoice. */
-  async function factsOf(
-    s: Invoiceable,
-    rules: CatalogRules,
-    placeOf: (zip: string | null) => Promise<Place>,
-  ) {
-    const a = s.addresses;
-    const recipient = a.Recipient ?? EMPTY_ADDRESS;
-    const pallets = s.unitCode === 'PL';
-    const facts: InvoicedShipmentFacts = {
-      SenderCustomerNr: s.customerNr,
-      SenderName: displayName(a.Pickup ?? EMPTY_ADDRESS),
-      RecipientName: displayName(recipient),
-      RecipientCustomerNr: s.recipientCustomerId,
-      DeliveryAddress: addressLine(a.PickupPoint ?? recipient),
-      PickupZip: a.Pickup?.Zip ?? null,
-      // Where the parcels went: the pickup point's zip when there is one (its terminal, its VAT area).
-      DeliveryZip: destinationZip({ ...a, Recipient: recipient }),
-      PickupCountry: a.Pickup?.Country ?? 'NO',
-      DeliveryCountry: recipient.Country ?? 'NO',
-      ProductCode: s.productCode,
-      ProductName: rules.product(s.productCode)?.Name ?? s.productCode,
-      Services: s.services.map((code) => ({ Code: code, Name: rules.service(code)?.Name ?? code })),
-      UnitCode: s.unitCode,
-      NumberOfParcels: s.parcels.count,
-      NumberOfUnits: s.parcels.count,
-      RealWeightG: s.parcels.weightG,
-      VolumeCm3: s.parcels.volumeCm3,
-      ChargeableWeightKg: s.price.ChargeableWeightKg,
-      // A 120×80 cm pallet takes 0.4 loading metres of a 240 cm wide trailer.
-      LoadMeters: pallets ? loadingMetres(s.parcels.count * PALLET_CM2) : 0,
-      SenderReference: s.senderReference,
-      DeliveryDate: s.deliveryDate,
-      Split: s.parcels.split,
-    };
-    const [pickup, delivery] = [await placeOf(facts.PickupZip), await placeOf(facts.DeliveryZip)];
-    return {
-      facts,
-      pickupTerminal: pickup.terminal,
-      deliveryTerminal: delivery.terminal,
-      vatPercent: vatPercentOf(
-        { country: facts.PickupCountry, countyCode: pickup.countyCode },
-        { country: facts.DeliveryCountry, countyCode: delivery.countyCode },
-      ),
-    };
-  }
-
-  /**
-   * Zip → serving terminal and county (the VAT area), looked up once per zip within one run's
-   * transaction. A foreign zip finds nothing in the Norwegian register, as it should.
-   */
-  function placeLookup(tx: Tx) {
-    const cache = new Map<string, Promise<Place>>();
-    return (zip: string | null): Promise<Place> => {
-      if (!zip) return Promise.resolve(NOWHERE);
-      let hit = cache.get(zip);
-      if (!hit) {
-        hit = deps.postalCodes
-          .find(zip, tx)
-          .then((row) => ({ terminal: row?.terminal ?? null, countyCode: row?.countyCode ?? null }));
-        cache.set(zip, hit);
-      }
-      return hit;
-    };
-  }
-
-  /** A shipment's line on its payer's invoice, its cost lines at the shipment's VAT rate. */
-  async function untaxedLine(
-    shipment: Invoiceable,
-    customerNr: string,
-    roleOf: ReadonlyMap<string, PayerRole>,
-    rules: CatalogRules,
-    placeOf: (zip: string | null) => Promise<Place>,
-  ): Promise<UntaxedShipmentLine> {
-    const role = roleOf.get(shipment.id);
-    if (!role) throw new Error(`shipment ${shipment.id} was read for payer ${customerNr} unasked`);
-    const { facts, pickupTerminal, deliveryTerminal, vatPercent } = await factsOf(shipment, rules, placeOf);
-    const lines = atRate(shipment.price.Lines, vatPercent);
-    return {
-      shipmentId: shipment.id,
-      payerCustomerNr: customerNr,
-      payerRole: role,
-      pickupDate: shipment.pickupDate,
-      pickupTerminal,
-      deliveryTerminal,
-      facts,
-      lines,
-      totalOre: sum(lines),
-    };
-  }
 
   /** The payer as the invoice names it (frozen: later changes to the register do not alter it). */
   async function buyer(customerNr: string, tx: Tx) {
@@ -272,32 +145,34 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
     tx: Tx,
     invoice: Parameters<typeof issue>[1],
     owed: Due[],
-    run: { due: string; rules: CatalogRules; placeOf: (zip: string | null) => Promise<Place> },
+    run: { due: string; rules: CatalogRules; placeOf: PlaceOf },
   ): Promise<{ issued: IssuedInvoice; shipmentIds: string[] } | null> {
-    const roleOf = new Map(owed.map((d) => [d.id, d.role]));
     // The passes in the invoice's line order: by pickup date, then shipment.
     owed.sort((a, b) => compare(a.pickupDate, b.pickupDate) || compare(a.id, b.id));
+    const at = new Map(owed.map((d, i) => [d.id, i]));
     const passes: string[][] = [];
     for (let i = 0; i < owed.length; i += perPass) passes.push(owed.slice(i, i + perPass).map((d) => d.id));
-    const place = new Map(owed.map((d, i) => [d.id, i]));
     const linesOf = async (ids: string[]) => {
       const lines: UntaxedShipmentLine[] = [];
       for (const shipment of await deps.booking.invoiceableOf(tx, run.due, ids)) {
-        lines.push(await untaxedLine(shipment, invoice.customerNr, roleOf, run.rules, run.placeOf));
+        const role = owed[at.get(shipment.id) ?? -1]?.role;
+        if (!role)
+          throw new Error(`shipment ${shipment.id} was read for payer ${invoice.customerNr} unasked`);
+        lines.push(
+          await untaxedLine(shipment, { customerNr: invoice.customerNr, role }, run.rules, run.placeOf),
+        );
       }
       // In the order the passes were cut in, whatever order the database answered in.
-      return lines.sort((a, b) => (place.get(a.shipmentId) ?? 0) - (place.get(b.shipmentId) ?? 0));
+      return lines.sort((a, b) => (at.get(a.shipmentId) ?? 0) - (at.get(b.shipmentId) ?? 0));
     };
     const sharing = vatSharing();
     const shipmentIds: string[] = [];
     const totals: number[] = [];
-    let totalOre = 0;
     let kept: UntaxedShipmentLine[] | null = null;
     for (const ids of passes) {
       const lines = await linesOf(ids);
       for (const line of lines) {
         sharing.count(line.lines);
-        totalOre += line.totalOre;
         shipmentIds.push(line.shipmentId);
         totals.push(line.totalOre);
       }
@@ -315,6 +190,7 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
       }
       reading.done();
     }
+    const totalOre = totals.reduce((t, n) => t + n, 0);
     return { issued: await issue(tx, invoice, { totalOre, shipmentIds }, taxed()), shipmentIds };
   }
 
@@ -350,7 +226,7 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
           owed.push({ id: s.id, pickupDate: s.pickupDate, role: payer.role });
           byPayer.set(payer.customerNr, owed);
         }
-        const placeOf = placeLookup(tx);
+        const placeOf = placeLookup(deps.postalCodes, tx);
         const issued: IssuedInvoice[] = [];
         const invoiced: string[] = [];
         const payers = [...byPayer.keys()].sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
@@ -401,11 +277,9 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
         const { invoiceNr } = original;
         const shipmentIds: string[] = [];
         const totals: number[] = [];
-        let totalOre = 0;
         for (const line of (await store.lineTotals(invoiceNr)).filter(credits)) {
           shipmentIds.push(line.shipmentId);
           totals.push(line.totalOre);
-          totalOre += -line.totalOre;
         }
         const onNote = new Set(named ? shipmentIds : []);
         if (!named) {
@@ -455,7 +329,7 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
             invoiceDate,
             nokPerEur,
           },
-          { totalOre, shipmentIds },
+          { totalOre: totals.reduce((t, n) => t - n, 0), shipmentIds },
           negated(),
         );
         await store.saveLastNumber(last);
