@@ -1,9 +1,8 @@
 import { hostname } from 'node:os';
 import { Cron } from 'croner';
-import { and, eq, lt } from 'drizzle-orm';
 import type { Db, DbOrTx, Tx } from '../db/client';
 import { OSLO } from '../lib/oslo-time';
-import { jobTicks } from './tables';
+import { deleteTicksBefore, insertTick } from './store';
 
 /** The few logger methods a scheduled job uses (pino's and Fastify's loggers fit). */
 export interface JobLog {
@@ -45,14 +44,8 @@ export const TICKS_KEPT_DAYS = 30;
  * `TICKS_KEPT_DAYS` (no host claims a tick that old again), so the table stays a month deep.
  */
 export async function claimTick(tx: DbOrTx, job: string, tick: Date, holder: string): Promise<void> {
-  const rows = await tx
-    .insert(jobTicks)
-    .values({ job, tick, holder })
-    .onConflictDoNothing()
-    .returning({ tick: jobTicks.tick });
-  if (rows.length === 0) throw new TickTaken(job, tick);
-  const forgotten = new Date(tick.getTime() - TICKS_KEPT_DAYS * 86_400_000);
-  await tx.delete(jobTicks).where(and(eq(jobTicks.job, job), lt(jobTicks.tick, forgotten)));
+  if (!(await insertTick(tx, job, tick, holder))) throw new TickTaken(job, tick);
+  await deleteTicksBefore(tx, job, new Date(tick.getTime() - TICKS_KEPT_DAYS * 86_400_000));
 }
 
 /**
