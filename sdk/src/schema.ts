@@ -4174,7 +4174,7 @@ export interface operations {
                         Height?: number;
                         /** @description Centimetres; `0` = not given. */
                         Length?: number;
-                        /** @description Known id: update; absent or unknown: add. */
+                        /** @description Known id: update; absent (or empty) or unknown: add. */
                         ParcelId?: string;
                         /** @description Cubic decimetres (litres), at least 0.001 (1 cm³); `0` = not given. */
                         Volume?: number;
@@ -4235,7 +4235,7 @@ export interface operations {
                     /** @description Printed in full on the label; 15 characters show on the invoice. */
                     SenderReference?: string;
                     Services?: string[];
-                    /** @description A GSIN; generated when absent. */
+                    /** @description A GSIN; generated when absent (or empty). */
                     ShipmentId?: string;
                     /** @description `Draft` (0), `ReadyForPublish` (1) or `Published` (2), by name or number. */
                     ShipmentStatus: number | string;
@@ -4444,7 +4444,7 @@ export interface operations {
                         Height?: number;
                         /** @description Centimetres; `0` = not given. */
                         Length?: number;
-                        /** @description Known id: update; absent or unknown: add. */
+                        /** @description Known id: update; absent (or empty) or unknown: add. */
                         ParcelId?: string;
                         /** @description Cubic decimetres (litres), at least 0.001 (1 cm³); `0` = not given. */
                         Volume?: number;
@@ -4505,7 +4505,7 @@ export interface operations {
                     /** @description Printed in full on the label; 15 characters show on the invoice. */
                     SenderReference?: string;
                     Services?: string[];
-                    /** @description A GSIN; generated when absent. */
+                    /** @description A GSIN; generated when absent (or empty). */
                     ShipmentId?: string;
                     /** @description `Draft` (0), `ReadyForPublish` (1) or `Published` (2), by name or number. */
                     ShipmentStatus: number | string;
@@ -8705,7 +8705,7 @@ export interface operations {
                         Height?: number;
                         /** @description Centimetres; `0` = not given. */
                         Length?: number;
-                        /** @description Known id: update; absent or unknown: add. */
+                        /** @description Known id: update; absent (or empty) or unknown: add. */
                         ParcelId?: string;
                         /** @description Cubic decimetres (litres), at least 0.001 (1 cm³); `0` = not given. */
                         Volume?: number;
@@ -8733,7 +8733,7 @@ export interface operations {
                     /** @description Printed in full on the label; 15 characters show on the invoice. */
                     SenderReference?: string;
                     Services?: string[];
-                    /** @description A GSIN; generated when absent. */
+                    /** @description A GSIN; generated when absent (or empty). */
                     ShipmentId?: string;
                     /** @description `Draft` (0), `ReadyForPublish` (1) or `Published` (2), by name or number. */
                     ShipmentStatus: number | string;
@@ -8964,7 +8964,7 @@ export interface operations {
                         Height?: number;
                         /** @description Centimetres; `0` = not given. */
                         Length?: number;
-                        /** @description Known id: update; absent or unknown: add. */
+                        /** @description Known id: update; absent (or empty) or unknown: add. */
                         ParcelId?: string;
                         /** @description Cubic decimetres (litres), at least 0.001 (1 cm³); `0` = not given. */
                         Volume?: number;
@@ -8992,7 +8992,7 @@ export interface operations {
                     /** @description Printed in full on the label; 15 characters show on the invoice. */
                     SenderReference?: string;
                     Services?: string[];
-                    /** @description A GSIN; generated when absent. */
+                    /** @description A GSIN; generated when absent (or empty). */
                     ShipmentId?: string;
                     /** @description `Draft` (0), `ReadyForPublish` (1) or `Published` (2), by name or number. */
                     ShipmentStatus: number | string;

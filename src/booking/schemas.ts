@@ -1,13 +1,18 @@
 import { type Static, Type } from 'typebox';
-import { OSLO_DATETIME, ZERO_ABSENT } from '../http/binding';
+import { EMPTY_ABSENT, OSLO_DATETIME, ZERO_ABSENT } from '../http/binding';
 import { Nullable } from '../http/schemas';
 
 /** An optional id or measure where `0` means "not given" (see http/binding.ts). */
 const ZERO = { [ZERO_ABSENT]: true } as const;
+/**
+ * An optional text where `""` (or only spaces) means "not given" (see http/binding.ts): what a .NET or
+ * Java client sends for a string it left unset, read back as `null` (CONTRACT §2).
+ */
+const EMPTY = { [EMPTY_ABSENT]: true } as const;
 const CM = 'Centimetres; `0` = not given.';
 
 const Str = (max: number, description?: string) =>
-  Type.String({ maxLength: max, ...(description ? { description } : {}) });
+  Type.String({ maxLength: max, ...EMPTY, ...(description ? { description } : {}) });
 
 /** A datetime without zone (Europe/Oslo) or a bare date, per CONTRACT §2. */
 export const LocalDateTime = Type.String({
@@ -15,16 +20,24 @@ export const LocalDateTime = Type.String({
   'x-error': 'Give a date (2026-11-23) or a local date and time (2026-11-23T10:00:00).',
   // With `Z` or an offset, the binder converts it to Oslo local time first.
   [OSLO_DATETIME]: true,
+  ...EMPTY,
 });
 
 const Phone = Type.String({
   pattern: '^\\+?[0-9][0-9 ()-]{3,28}$',
   'x-error': 'A phone number is 4 to 30 digits, optionally with +, spaces, dashes or parentheses.',
+  ...EMPTY,
 });
-const Email = Type.String({ format: 'email', maxLength: 254, 'x-error': 'Give a valid e-mail address.' });
+const Email = Type.String({
+  format: 'email',
+  maxLength: 254,
+  'x-error': 'Give a valid e-mail address.',
+  ...EMPTY,
+});
 const Country = Type.String({
   pattern: '^[A-Za-z]{2}$',
   'x-error': 'A country is a 2-letter ISO 3166-1 code.',
+  ...EMPTY,
 });
 
 const optional = <T extends Parameters<typeof Type.Optional>[0]>(schema: T) => Type.Optional(schema);
@@ -48,7 +61,7 @@ function addressBlock<P extends string>(prefix: P): { [K in `${P}${BlockField | 
     LastName: Str(100),
     Address: Str(100),
     Address2: Str(100),
-    Zip: Type.String({ minLength: 1, maxLength: 10 }),
+    Zip: Type.String({ minLength: 1, maxLength: 10, ...EMPTY }),
     Place: Str(100),
     County: Str(100),
     Phone,
@@ -90,7 +103,8 @@ export const ParcelDetails = Type.Object({
       pattern: '^(?!\\s*$)[\\u0020-\\u007E\\u00A0-\\u00FF]+$',
       'x-error':
         'A ParcelId is 1 to 35 characters of ISO 8859-1 (what its Code 128 barcode carries: letters such as Æ Ø Å, no emoji), not only spaces, without control characters.',
-      description: 'Known id: update; absent or unknown: add.',
+      description: 'Known id: update; absent (or empty) or unknown: add.',
+      ...EMPTY,
     }),
   ),
   Delete: Type.Optional(Type.Boolean({ description: '`true` removes the parcel with this ParcelId.' })),
@@ -118,13 +132,13 @@ export const CustomsLineSchema = Type.Object({
     Type.Number({ exclusiveMinimum: 0, maximum: 100_000, description: 'Kilograms.' }),
   ),
   NetWeight: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 100_000, description: 'Kilograms.' })),
-  GoodsDescription: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+  GoodsDescription: Type.Optional(Type.String({ minLength: 1, maxLength: 500, ...EMPTY })),
   HsCode: Type.Optional(
-    Type.String({ pattern: '^[0-9]{6,10}$', 'x-error': 'An HS code is 6 to 10 digits.' }),
+    Type.String({ pattern: '^[0-9]{6,10}$', 'x-error': 'An HS code is 6 to 10 digits.', ...EMPTY }),
   ),
   GoodsValue: Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000_000 })),
   CurrencyType: Type.Optional(
-    Type.String({ pattern: '^[A-Za-z]{3}$', 'x-error': 'A currency is a 3-letter ISO 4217 code.' }),
+    Type.String({ pattern: '^[A-Za-z]{3}$', 'x-error': 'A currency is a 3-letter ISO 4217 code.', ...EMPTY }),
   ),
   Quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
 });
@@ -139,7 +153,9 @@ const commandFields = {
     pattern: '^[0-9]{1,10}$',
     'x-error': 'The CustomerId field must be a customer number (digits).',
   }),
-  ShipmentId: Type.Optional(Type.String({ maxLength: 35, description: 'A GSIN; generated when absent.' })),
+  ShipmentId: Type.Optional(
+    Type.String({ maxLength: 35, description: 'A GSIN; generated when absent (or empty).', ...EMPTY }),
+  ),
   ProductCode: Type.String({ minLength: 1, maxLength: 10 }),
   DeliveryType: Type.Union([Type.Integer(), Type.String({ maxLength: 10 })], {
     description: '`0` Private or `1` Company, by number or name.',
@@ -149,7 +165,7 @@ const commandFields = {
   GoodsDescription: Type.Optional(Str(500)),
   DeliveryDate: Type.Optional(LocalDateTime),
   PickupDate: Type.Optional(LocalDateTime),
-  UnitCode: Type.Optional(Type.String({ maxLength: 2 })),
+  UnitCode: Type.Optional(Type.String({ maxLength: 2, ...EMPTY })),
   RecipientShallPay: Type.Optional(Type.Boolean()),
   RecipientCustomerId: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, ...ZERO })),
   PayerCustomerId: Type.Optional(
@@ -191,7 +207,7 @@ export const AddressV2 = Type.Object({
   LastName: Type.Optional(Str(100)),
   Address: Type.Optional(Str(100)),
   Address2: Type.Optional(Str(100)),
-  Zip: Type.Optional(Type.String({ minLength: 1, maxLength: 10 })),
+  Zip: Type.Optional(Type.String({ minLength: 1, maxLength: 10, ...EMPTY })),
   Place: Type.Optional(Str(100)),
   County: Type.Optional(Str(100)),
   Country: Type.Optional(Country),

@@ -97,6 +97,27 @@ describe('create', () => {
     expect(records[0]?.PickupPhone).toBe('+47 22 00 00 00');
   });
 
+  test('an empty optional text in an address element is "not given", as in the v1 body', async () => {
+    const res = await post(
+      '/v2/Shipment/Book',
+      v2({
+        ShipmentId: '',
+        Addresses: [
+          { ...PICKUP, Country: '', County: '' },
+          { ...RECIPIENT, Address2: ' ' },
+        ],
+        RecipientEmail: '',
+      }),
+    );
+    expect(res.statusCode, res.body).toBe(201);
+    const { records } = await read(json<UpdateResult>(res).ShipmentId);
+    expect(records[0]?.Addresses.map((a) => [a.Country, a.County, a.Address2])).toEqual([
+      ['NO', null, null],
+      ['NO', null, null],
+    ]);
+    expect(records[0]?.RecipientEmail).toBeNull();
+  });
+
   test('the Book paths only create: an existing ShipmentId is a 409 problem, v1 and v2 alike', async () => {
     const id = freshId();
     expect((await post('/Shipment/Book', v1({ ShipmentId: id, ShipmentStatus: 'Draft' }))).statusCode).toBe(

@@ -27,6 +27,7 @@ type JsonSchema = {
   patternProperties?: unknown;
   [OSLO_DATETIME]?: boolean;
   [ZERO_ABSENT]?: boolean;
+  [EMPTY_ABSENT]?: boolean;
 };
 
 export type Binder = (value: unknown) => unknown;
@@ -37,6 +38,11 @@ const identity: Binder = (v) => v;
 export const OSLO_DATETIME = 'x-oslo-datetime';
 /** Schema keyword: `0` means "not given" (an optional id or measure a .NET client left unset). */
 export const ZERO_ABSENT = 'x-zero-absent';
+/**
+ * Schema keyword: an empty or blank string means "not given" (an optional text a .NET or Java client
+ * left unset serialises as `""`), so it is judged, and stored, as absent: `null` (CONTRACT §2).
+ */
+export const EMPTY_ABSENT = 'x-empty-absent';
 
 /** The JSON number grammar, as `JsonNumberHandling.AllowReadingFromString` reads it from a string. */
 const NUMERIC = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
@@ -145,6 +151,7 @@ export function compileBinder(schema: JsonSchema | undefined, fromText = false):
           bind: compileBinder(child, fromText),
           nullable: acceptsNull(child),
           zeroAbsent: child[ZERO_ABSENT] === true,
+          emptyAbsent: child[EMPTY_ABSENT] === true,
         },
       ];
     }),
@@ -164,6 +171,7 @@ export function compileBinder(schema: JsonSchema | undefined, fromText = false):
       if (v === null && !child.nullable) continue;
       const bound = child.bind(v);
       if (child.zeroAbsent && bound === 0) continue;
+      if (child.emptyAbsent && typeof bound === 'string' && bound.trim() === '') continue;
       out[name] = bound;
     }
     return out;

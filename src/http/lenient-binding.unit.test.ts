@@ -2,7 +2,14 @@ import fc from 'fast-check';
 import { Type } from 'typebox';
 import { describe, expect, test } from 'vitest';
 import { ShipmentUpdateRequest } from '../booking/schemas';
-import { compileBinder, compileQueryBinder, OSLO_DATETIME, toOsloLocal, ZERO_ABSENT } from './binding';
+import {
+  compileBinder,
+  compileQueryBinder,
+  EMPTY_ABSENT,
+  OSLO_DATETIME,
+  toOsloLocal,
+  ZERO_ABSENT,
+} from './binding';
 import { bodyAjv } from './validation';
 
 // ASP.NET Core's lenient binding, done once in the binder from the route's schema (CONTRACT §2).
@@ -17,8 +24,15 @@ const schema = Type.Object({
   Length: Type.Optional(Type.Integer({ minimum: 1, [ZERO_ABSENT]: true })),
   PickupPointId: Type.Optional(Type.Integer({ minimum: 1, [ZERO_ABSENT]: true })),
   Parcels: Type.Optional(
-    Type.Array(Type.Object({ Height: Type.Optional(Type.Integer({ [ZERO_ABSENT]: true })) })),
+    Type.Array(
+      Type.Object({
+        Height: Type.Optional(Type.Integer({ [ZERO_ABSENT]: true })),
+        Label: Type.Optional(Type.String({ minLength: 1, [EMPTY_ABSENT]: true })),
+      }),
+    ),
   ),
+  Email: Type.Optional(Type.String({ format: 'email', [EMPTY_ABSENT]: true })),
+  Comment: Type.Optional(Type.String()),
 });
 const bind = compileBinder(schema);
 
@@ -65,6 +79,19 @@ describe('lenient binding of JSON bodies', () => {
     ).toEqual({ CustomerId: '1', Status: 0, Parcels: [{}, { Height: 5 }] });
     // Other zeros are values (validation judges them).
     expect(bind({ CustomerId: '1', Status: 0, Weight: 0, Count: 0 })).toMatchObject({ Weight: 0, Count: 0 });
+  });
+
+  test('an empty or blank string where the schema says so is "not given", at any depth', () => {
+    expect(
+      bind({ CustomerId: '1', Status: 0, Email: '', Parcels: [{ Label: ' \t' }, { Label: 'A' }] }),
+    ).toEqual({ CustomerId: '1', Status: 0, Parcels: [{}, { Label: 'A' }] });
+    // Other empty strings are values (validation judges them); text is not trimmed.
+    expect(bind({ CustomerId: '', Status: '', Comment: '', Email: ' a@b.no' })).toEqual({
+      CustomerId: '',
+      Status: '',
+      Comment: '',
+      Email: ' a@b.no',
+    });
   });
 
   test('a date-time with Z or an offset is converted to Oslo local time; others are left as sent', () => {
