@@ -9,11 +9,20 @@ declare module 'fastify' {
     /**
      * The route's domain rules, run on the part of a body that passed the schema, so that a 400 lists
      * schema errors and rule violations together (CONTRACT §4). Answers `errors` keyed by field name,
-     * or throws `ValidationFailed` with them. Must write nothing.
+     * or throws `ValidationFailed` with them. Must write nothing. `refused` names the fields the schema
+     * refused (as in `errors`), for a rule that spans several fields and cannot be judged without one.
      */
-    domainRules?: (request: FastifyRequest, body: unknown) => Promise<Record<string, string[]>>;
+    domainRules?: (
+      request: FastifyRequest,
+      body: unknown,
+      refused: ReadonlySet<string>,
+    ) => Promise<Record<string, string[]>>;
     /** The same for the part of a query string that passed the schema. */
-    queryRules?: (request: FastifyRequest, query: unknown) => Promise<Record<string, string[]>>;
+    queryRules?: (
+      request: FastifyRequest,
+      query: unknown,
+      refused: ReadonlySet<string>,
+    ) => Promise<Record<string, string[]>>;
   }
 }
 
@@ -22,9 +31,13 @@ declare module 'fastify' {
  * operation itself does: run on what the schema accepted, its violations join the schema's.
  */
 export const rulesOf =
-  <I>(check: (input: I, request: FastifyRequest) => unknown) =>
-  async (request: FastifyRequest, input: unknown): Promise<Record<string, string[]>> => {
-    await check(input as I, request);
+  <I>(check: (input: I, request: FastifyRequest, refused: ReadonlySet<string>) => unknown) =>
+  async (
+    request: FastifyRequest,
+    input: unknown,
+    refused: ReadonlySet<string>,
+  ): Promise<Record<string, string[]>> => {
+    await check(input as I, request, refused);
     return {};
   };
 
@@ -54,7 +67,7 @@ export function withoutRefused(body: unknown, errors: readonly ErrorObject[]): u
 }
 
 /** True when `field` is `parent` or lies inside it (`Parcels[3].Weight` inside `Parcels[3]` and `Parcels`). */
-const within = (field: string, parent: string) =>
+export const fieldWithin = (field: string, parent: string) =>
   field === parent || field.startsWith(`${parent}.`) || field.startsWith(`${parent}[`);
 
 /**
@@ -70,7 +83,7 @@ export function withRuleViolations(
   const out = new Map(Object.entries(schema).map(([k, list]) => [k, [...list]]));
   for (const [field, messages] of Object.entries(rules)) {
     // Inside a refused field, or around one (`Addresses` when `Addresses[1].AddressTypeId` was refused).
-    if (refused.some((r) => r === 'request' || within(field, r) || within(r, field))) continue;
+    if (refused.some((r) => r === 'request' || fieldWithin(field, r) || fieldWithin(r, field))) continue;
     const list = out.get(field) ?? [];
     for (const m of messages) if (!list.includes(m)) list.push(m);
     out.set(field, list);
@@ -100,7 +113,8 @@ export async function allViolations(
     return withRuleViolations(schemaErrors, dateViolations(schema, input));
   }
   try {
-    return withRuleViolations(schemaErrors, await rules(request, withoutRefused(input, refused)));
+    const judged = withoutRefused(input, refused);
+    return withRuleViolations(schemaErrors, await rules(request, judged, new Set(Object.keys(schemaErrors))));
   } catch (e) {
     // Rules that report by throwing, as the operation itself would.
     if (e instanceof ValidationFailed) return withRuleViolations(schemaErrors, e.errors);

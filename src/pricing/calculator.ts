@@ -1,4 +1,5 @@
 import { type Account, assertCanActFor } from '../auth/access';
+import { fieldWithin } from '../http/domain-rules';
 import { Violations } from '../lib/errors';
 import { andThen, type MaybePromise } from '../lib/maybe-promise';
 import { dm3ToCm3OrUndefined, kgToGramsOrUndefined, toDecimal } from '../lib/units';
@@ -166,38 +167,62 @@ function wireErrors(errors: QuoteErrors, names: Names, v: Violations): void {
 
 const decimal = toDecimal;
 
+/** Who pays: the sender unless PaymentCode says recipient or other, whose number must be given. */
+function payerOf(account: Account, input: DomesticInput, names: Names, v: Violations): string {
+  const payment =
+    input.paymentCode === undefined ? 'S' : PAYMENT_CODES[input.paymentCode.trim().toLowerCase()];
+  if (!payment) {
+    v.add(
+      names.paymentCode,
+      `The ${names.paymentCode} field must be S (Sender), M (Recipient) or F (Other).`,
+    );
+  } else if (payment === 'S') {
+    v.check(
+      names.payerCustomerNr,
+      input.payerCustomerNr === undefined || input.payerCustomerNr === input.customerNr,
+      `The ${names.payerCustomerNr} field is only used with ${names.paymentCode} M (Recipient) or F (Other).`,
+    );
+  } else if (
+    v.check(
+      names.payerCustomerNr,
+      input.payerCustomerNr !== undefined,
+      `The ${names.payerCustomerNr} field is required when ${names.paymentCode} is M (Recipient) or F (Other).`,
+    ) &&
+    input.payerCustomerNr
+  ) {
+    assertCanActFor(account, input.payerCustomerNr);
+    return input.payerCustomerNr;
+  }
+  return input.customerNr;
+}
+
+/** No field refused: the operation itself, not the rules of a request the schema refused. */
+const NONE: ReadonlySet<string> = new Set();
+
+/**
+ * Fields the schema refused among `fields` (or inside them), when a price is judged as the rules of a
+ * request the schema refused (http/domain-rules.ts): a rule that spans one of them is not judged, as
+ * it would read a refused value as absent.
+ */
+const anyRefused = (refused: ReadonlySet<string>, fields: readonly string[]) =>
+  [...refused].some((r) => fields.some((f) => fieldWithin(r, f)));
+
 export function createCalculator(pricing: PricingService) {
   /** A domestic quote, at once when the caches hold its context; a validation error names the caller's fields. */
-  function domestic(account: Account, input: DomesticInput, names: Names): MaybePromise<DomesticQuote> {
+  function domestic(
+    account: Account,
+    input: DomesticInput,
+    names: Names,
+    refused = NONE,
+  ): MaybePromise<DomesticQuote> {
     assertCanActFor(account, input.customerNr);
     const v = new Violations();
 
-    // Who pays: the sender unless PaymentCode says recipient or other, whose number must be given.
-    let payer = input.customerNr;
-    const payment =
-      input.paymentCode === undefined ? 'S' : PAYMENT_CODES[input.paymentCode.trim().toLowerCase()];
-    if (!payment) {
-      v.add(
-        names.paymentCode,
-        `The ${names.paymentCode} field must be S (Sender), M (Recipient) or F (Other).`,
-      );
-    } else if (payment === 'S') {
-      v.check(
-        names.payerCustomerNr,
-        input.payerCustomerNr === undefined || input.payerCustomerNr === input.customerNr,
-        `The ${names.payerCustomerNr} field is only used with ${names.paymentCode} M (Recipient) or F (Other).`,
-      );
-    } else if (
-      v.check(
-        names.payerCustomerNr,
-        input.payerCustomerNr !== undefined,
-        `The ${names.payerCustomerNr} field is required when ${names.paymentCode} is M (Recipient) or F (Other).`,
-      ) &&
-      input.payerCustomerNr
-    ) {
-      assertCanActFor(account, input.payerCustomerNr);
-      payer = input.payerCustomerNr;
-    }
+    // Beside a refused PaymentCode or PayerCustomerNr the other is not judged (they go together).
+    const payer =
+      refused !== NONE && anyRefused(refused, [names.paymentCode, names.payerCustomerNr])
+        ? input.customerNr
+        : payerOf(account, input, names, v);
 
     let pickupDate = pricing.today();
     if (input.pickupDate !== undefined) {
@@ -221,8 +246,11 @@ export function createCalculator(pricing: PricingService) {
         deliveryType = parsed ?? 1;
     }
 
+    const measuresRefused =
+      refused !== NONE &&
+      anyRefused(refused, [names.volume, names.weight, names.loadMeters, names.palletSpaces, names.parcels]);
     const measures = [input.volume, input.weight, input.loadMeters, input.palletSpaces];
-    if (!measures.some((m) => m !== undefined && m > 0)) {
+    if (!measuresRefused && !measures.some((m) => m !== undefined && m > 0)) {
       const message = `Give at least one of ${names.volume}, ${names.weight}, ${names.loadMeters} or ${names.palletSpaces} (greater than 0).`;
       for (const f of [names.volume, names.weight, names.loadMeters, names.palletSpaces]) v.add(f, message);
     }
@@ -230,7 +258,7 @@ export function createCalculator(pricing: PricingService) {
     // weight and the number of units must come with it. With a weight or volume it is just the unit.
     const parcelWeight = (input.parcels ?? []).some((p) => (p.weight ?? 0) > 0);
     const byWeightOrVolume = (input.weight ?? 0) > 0 || (input.volume ?? 0) > 0 || parcelWeight;
-    if (input.unitCode !== undefined && !byWeightOrVolume) {
+    if (input.unitCode !== undefined && !byWeightOrVolume && !measuresRefused) {
       v.add(names.weight, `The ${names.weight} field is required together with ${names.unitCode}.`);
       v.check(
         names.numberOfUnits,
@@ -266,7 +294,7 @@ export function createCalculator(pricing: PricingService) {
       if (result.ok === false) {
         // The engine's own "no measure" rule repeats the one reported above under the field names.
         const { measures: _alreadyReported, ...errors } = result.errors;
-        wireErrors(v.has(names.weight) ? errors : result.errors, names, v);
+        wireErrors(v.has(names.weight) || measuresRefused ? errors : result.errors, names, v);
       }
       v.throwIfAny();
       if (result.ok !== true || result.kind !== 'domestic') throw new Error('a domestic quote was expected');
@@ -285,8 +313,8 @@ export function createCalculator(pricing: PricingService) {
 
   return {
     /** `POST /v2/PriceCalculator` and `GET /v2/PriceCalculator`. */
-    v2(account: Account, request: PriceRequestV2): MaybePromise<PriceResultV2> {
-      return andThen(domestic(account, fromV2(request), V2_NAMES), (q) => ({
+    v2(account: Account, request: PriceRequestV2, refused = NONE): MaybePromise<PriceResultV2> {
+      return andThen(domestic(account, fromV2(request), V2_NAMES, refused), (q) => ({
         Freight: freightView(q),
         Services: q.serviceLines.map((l) => ({
           ServiceDescription: l.description,
@@ -298,8 +326,8 @@ export function createCalculator(pricing: PricingService) {
     },
 
     /** `GET /v3/Calculate/`. */
-    v3(account: Account, request: PriceRequestV3): MaybePromise<PriceResultV3> {
-      return andThen(domestic(account, fromV3(request), V3_NAMES), (q) => ({
+    v3(account: Account, request: PriceRequestV3, refused = NONE): MaybePromise<PriceResultV3> {
+      return andThen(domestic(account, fromV3(request), V3_NAMES, refused), (q) => ({
         Freight: freightView(q),
         Services: q.serviceLines.map((l) => ({
           ServiceName: l.description,

@@ -227,6 +227,27 @@ describe('GET /v3/Calculate/', () => {
     expect(Object.keys(errorsOf(product)).sort()).toEqual(['ProductCode', 'Services[0]']);
   });
 
+  test('a parameter the schema refuses does not hide the other rules (CONTRACT §4)', async () => {
+    const res = await v3({ Weight: 'x', ProductCode: 'ZZ', ReceiverZip: '9999', Services: '99' });
+    expect(Object.keys(errorsOf(res)).sort()).toEqual([
+      'ProductCode',
+      'ReceiverZip',
+      'Services[0]',
+      'Weight',
+    ]);
+    // A required one missing, too: the rest is still judged.
+    const noSender = await get(
+      `/v3/Calculate/?${qs({ Customernr: '2000', ReceiverZip: '9999', Weight: 2, ProductCode: 'ZZ' })}`,
+    );
+    expect(Object.keys(errorsOf(noSender)).sort()).toEqual(['ProductCode', 'ReceiverZip', 'SenderZip']);
+    // A rule spanning a refused field is not judged: no "give a measure" beside a refused Weight, no
+    // NumberOfUnits for a unit code, no payer rule beside a refused PaymentCode.
+    expect(Object.keys(errorsOf(await v3({ Weight: 'x', UnitCode: 'PL' })))).toEqual(['Weight']);
+    expect(
+      Object.keys(errorsOf(await v3({ Weight: 5, PaymentCode: 'x'.repeat(30), PayerCustomerNr: '2000' }))),
+    ).toEqual(['PaymentCode']);
+  });
+
   test('a measure too small to weigh a gram is named among the measures, not as the request', async () => {
     const res = await v3({ NumberOfLoadMeters: '0.0001' });
     expect(res.statusCode).toBe(400);
@@ -487,6 +508,12 @@ describe('v2 PriceCalculator', () => {
     expect(Object.keys(errorsOf(await post({ ...body, pickup_date: '23.11.2026' })))).toEqual([
       'pickup_date',
     ]);
+    // A field the schema refuses does not hide the rules of the others (CONTRACT §4).
+    expect(
+      Object.keys(
+        errorsOf(await post({ ...body, weight: 'x', product_type: 'ZZ', receiver_zip: '9999' })),
+      ).sort(),
+    ).toEqual(['product_type', 'receiver_zip', 'weight']);
     const viaGet = await get(`/v2/PriceCalculator?${qs({ ...body, weight: 'abc', sender_zip: '12' })}`);
     expect(viaGet.statusCode).toBe(400);
     expect(Object.keys(errorsOf(viaGet)).sort()).toEqual(['sender_zip', 'weight']);
@@ -600,6 +627,17 @@ describe('GET /v2/europe/price', () => {
       ['a service not offered with the product', { Services: '42' }, ['Services[0]']],
       ['unknown price-service id', { CustomerId: 'PS0000000000000000' }, ['CustomerId']],
       ['missing required parameter', { Terms: '' }, ['Terms']],
+      // A parameter the schema refuses does not hide the rules of the others (CONTRACT §4).
+      [
+        'a refused currency beside three broken rules',
+        { Currency: 'EURO', Weight: 'abc', ShipmentCategory: 'foo', Terms: 'FOB' },
+        ['Currency', 'ShipmentCategory', 'Terms', 'Weight'],
+      ],
+      [
+        'a missing country beside a broken weight',
+        { DestinationCountry: '', Weight: 'abc' },
+        ['DestinationCountry', 'Weight'],
+      ],
     ];
     for (const [name, params, fields] of cases) {
       test(name, async () => {

@@ -1,13 +1,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { rulesOf } from '../http/domain-rules';
 import { authErrors, problemResponses } from '../http/schemas';
 import { createCalculator } from './calculator';
 import { ExchangeRateTableSchema } from './rates';
 import {
+  type EuropePriceQuery,
   EuropePriceQuerySchema,
   EuropePriceResultSchema,
   ExchangeRateSummarySchema,
+  type PriceRequestV2,
   PriceRequestV2Schema,
+  type PriceRequestV3,
   PriceRequestV3Schema,
   PriceResultV2Schema,
   PriceResultV3Schema,
@@ -33,6 +38,22 @@ export const pricingRoutes: FastifyPluginAsyncTypebox<{ pricing: PricingService 
   // at once, a promise only when a cache must load (lib/maybe-promise.ts).
   // The GET prices are pure functions of the URL, the key and the data in force (http/answer-cache.ts).
   const priceQuery = { ...price, answerCache: true };
+  // A request the schema refused is still priced on the rest, so that its 400 names every broken
+  // rule (CONTRACT §4; http/domain-rules.ts). A required text the schema refused reads as empty, whose
+  // own violation is then left out beside the schema's; the calculator leaves out a rule that spans a
+  // refused field (the measures, the payer).
+  const judged = <Q>(
+    schema: { required?: string[] },
+    operation: (request: FastifyRequest, q: Q, refused: ReadonlySet<string>) => unknown,
+  ) => {
+    const blanks = Object.fromEntries((schema.required ?? []).map((name) => [name, '']));
+    return rulesOf<Partial<Q>>((q, request, refused) =>
+      operation(request, { ...blanks, ...q } as Q, refused),
+    );
+  };
+  const v2Rules = judged(PriceRequestV2Schema, (r, q: PriceRequestV2, refused) =>
+    calculator.v2(r.account, q, refused),
+  );
   const admin = { scope: 'admin' as const };
   const tags = ['Price'];
   const v2 = {
@@ -43,9 +64,7 @@ export const pricingRoutes: FastifyPluginAsyncTypebox<{ pricing: PricingService 
   app.post(
     '/v2/PriceCalculator',
     {
-      // No domain rules on a refused body: the price rules interlock (at least one of four measures),
-      // so judged without a refused measure they would name fields the client got right.
-      config: price,
+      config: { ...price, domainRules: v2Rules },
       schema: {
         ...v2,
         summary: 'Domestic price (v2)',
@@ -60,7 +79,7 @@ export const pricingRoutes: FastifyPluginAsyncTypebox<{ pricing: PricingService 
   app.get(
     '/v2/PriceCalculator',
     {
-      config: priceQuery,
+      config: { ...priceQuery, queryRules: v2Rules },
       schema: {
         ...v2,
         summary: 'Domestic price (v2, query parameters)',
@@ -75,7 +94,12 @@ export const pricingRoutes: FastifyPluginAsyncTypebox<{ pricing: PricingService 
   app.get(
     '/v3/Calculate/',
     {
-      config: priceQuery,
+      config: {
+        ...priceQuery,
+        queryRules: judged(PriceRequestV3Schema, (r, q: PriceRequestV3, refused) =>
+          calculator.v3(r.account, q, refused),
+        ),
+      },
       schema: {
         tags,
         summary: 'Domestic price (v3)',
@@ -91,7 +115,12 @@ export const pricingRoutes: FastifyPluginAsyncTypebox<{ pricing: PricingService 
   app.get(
     '/v2/europe/price',
     {
-      config: priceQuery,
+      config: {
+        ...priceQuery,
+        queryRules: judged(EuropePriceQuerySchema, (r, q: EuropePriceQuery) =>
+          calculator.europe(r.account, q),
+        ),
+      },
       schema: {
         tags,
         summary: 'International price',
