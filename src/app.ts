@@ -196,7 +196,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     http: { connectionsCheckingInterval: 1_000, headersTimeout: Math.min(60_000, config.requestTimeoutMs) },
     // Longer than common load balancers' idle timeout, so they close first.
     keepAliveTimeout: 72_000,
-    return503OnClosing: true,
+    // While closing, a request that still arrives on an open connection is answered 503 by the hook
+    // below, as a problem; Fastify's own answer would be a JSON body of another shape.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
     genReqId: requestId,
@@ -218,10 +220,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Security headers (helmet's, computed once) and the request id, on every answer. API answers get
   // the set OWASP recommends for REST services; the HTML-only headers go to the docs page alone.
+  // Once the app is closing, a request that still arrives on an open connection (pipelined, or on a
+  // kept-alive one) is refused before any work, to be sent to another host (Fastify adds
+  // `Connection: close`); the requests in flight finish.
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
   app.addHook('onRequest', (request, reply, done) => {
     reply
       .headers(request.routeOptions.config.page ? PAGE_HEADERS : API_HEADERS)
       .header('x-request-id', request.id);
+    if (closing) {
+      reply.header('retry-after', '5');
+      return sendProblem(reply, 503, { detail: 'The server is shutting down; try again.' });
+    }
     done();
   });
 

@@ -1,3 +1,4 @@
+import net, { type AddressInfo } from 'node:net';
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
@@ -270,5 +271,48 @@ describe('operability', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/text\/html/);
     expect(res.body).toContain('/openapi.json');
+  });
+});
+
+describe('shutting down', () => {
+  test('a request that arrives on an open connection while the app closes is a 503 problem', async () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const closing = await buildTestApp({
+      extraRoutes: (app) => {
+        app.get('/test/slow', { config: { public: true } }, async () => {
+          await gate;
+          return { done: true };
+        });
+      },
+    });
+    await closing.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = closing.app.server.address() as AddressInfo;
+    const socket = net.connect(port, '127.0.0.1');
+    const received: Buffer[] = [];
+    socket.on('data', (d: Buffer) => received.push(d));
+    const ended = new Promise<string>((resolve) =>
+      socket.on('close', () => resolve(Buffer.concat(received).toString())),
+    );
+    socket.write('GET /test/slow HTTP/1.1\r\nhost: kolli\r\n\r\n');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The app closes with the first request in flight; the next comes on the same connection.
+    const closed = closing.close();
+    socket.write('GET /healthz HTTP/1.1\r\nhost: kolli\r\n\r\n');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    release();
+    const answers = await ended;
+    await closed;
+    const [first, second] = answers.split(/(?=HTTP\/1\.1 )/);
+    expect(first).toMatch(/^HTTP\/1\.1 200 /);
+    expect(second).toMatch(/^HTTP\/1\.1 503 /);
+    expect(second).toMatch(/content-type: application\/problem\+json/i);
+    expect(second).toMatch(/retry-after: 5/i);
+    expect(second).toMatch(/connection: close/i);
+    const body = JSON.parse(second?.slice(second.indexOf('\r\n\r\n') + 4) ?? '') as Record<string, unknown>;
+    expect(body).toMatchObject({ status: 503, detail: 'The server is shutting down; try again.' });
+    expect(body.traceId).toBe(/x-request-id: (\S+)/i.exec(second ?? '')?.[1]);
   });
 });
