@@ -1,6 +1,6 @@
 import type { CatalogRules, Product } from '../catalog/service';
 import type { Violations } from '../lib/errors';
-import { inDrawnRange, isGsin, isSscc } from '../lib/gs1';
+import { isGsin, isSscc } from '../lib/gs1';
 import { addDays, dateOfDateTime, isWorkingDay } from '../schedule/calendar';
 import { DESIRED_DATE_SLACK_DAYS } from '../schedule/service';
 import type { AddressBlock, CustomsLine, ShipmentAddresses } from './model';
@@ -230,33 +230,6 @@ export function checkShipmentId(id: string | undefined, v: Violations): void {
     isGsin(id) || isSscc(id),
     'The ShipmentId field must be a GSIN (17 digits) or an SSCC (18 digits) ending in a valid GS1 check digit.',
   );
-}
-
-/** Why a client may not choose a number where Kolli draws the carrier's own (`inDrawnRange`). */
-const CARRIER_NUMBER =
-  'lies in the range the carrier draws its own numbers from (its GS1 company prefix; for an SSCC, with extension digit 0)';
-
-/**
- * The carrier's GS1 numbers are drawn in sequence: one a client took would make another customer's
- * booking collide with it. So a new shipment's `ShipmentId` and a new parcel's customer-given
- * `ParcelId` may not lie there. (Other extension digits under its prefix are the carrier's to hand
- * out as number series.)
- */
-export function checkClientNumbers(
-  prefix: string,
-  newShipmentId: string | undefined,
-  newParcels: readonly { parcelId: string; requestIndex: number | null }[],
-  v: Violations,
-): void {
-  if (newShipmentId && inDrawnRange(newShipmentId, prefix))
-    v.add('ShipmentId', `ShipmentId ${newShipmentId} ${CARRIER_NUMBER}; leave ShipmentId out to get one.`);
-  for (const p of newParcels) {
-    if (p.requestIndex !== null && inDrawnRange(p.parcelId, prefix))
-      v.add(
-        `Parcels[${p.requestIndex}].ParcelId`,
-        `ParcelId ${p.parcelId} ${CARRIER_NUMBER}; leave ParcelId out to get one.`,
-      );
-  }
 }
 
 /**

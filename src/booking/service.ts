@@ -33,7 +33,7 @@ export function createBookingService(deps: BookingDeps) {
   const writer = createShipmentWriter({
     clock,
     prefix: deps.config.gs1Prefix,
-    serials: createSerialSource(),
+    serials: createSerialSource(deps.config.gs1Prefix),
   });
 
   /** A shipment the caller may see: unknown, cancelled and other customers' shipments are alike 404. */
@@ -56,6 +56,8 @@ export function createBookingService(deps: BookingDeps) {
         for (const m of messages) v.add(field, m);
       const checked = await validateRequest(deps, account, body, v);
       // Two requests creating the same customer-given ShipmentId at once: the loser retries as an update.
+      // A generated id a client booked after its block was drawn (store/serials.ts): the retry draws
+      // the next; a customer-given ParcelId another shipment took meanwhile: the retry names it (400).
       for (let attempt = 0; ; attempt++) {
         try {
           const priced = v.empty ? await priceAhead(deps, body, checked) : null;
@@ -71,7 +73,11 @@ export function createBookingService(deps: BookingDeps) {
           bookingsTotal.inc({ status: STATUS_NAMES[outcome.result.ShipmentStatus as ShipmentStatus] });
           return outcome;
         } catch (e) {
-          if (attempt === 0 && isUniqueViolation(e, 'shipments_pkey')) continue;
+          if (
+            attempt === 0 &&
+            (isUniqueViolation(e, 'shipments_pkey') || isUniqueViolation(e, 'parcels_parcel_id_idx'))
+          )
+            continue;
           // The parcels changed between pricing and writing (a concurrent update): price again, and
           // after a few tries answer a conflict the client can retry rather than wait on and on.
           if (e instanceof StaleQuote) {

@@ -8,7 +8,7 @@ import type { UpdateOptions, UpdateOutcome } from './deps';
 import type { FrozenPrice } from './model';
 import { checkMeasures, mergeParcels } from './parcels';
 import { type PricedAhead, pricedFor } from './publish';
-import { checkClientNumbers, customerNrOf, returnAddresses, STATUS } from './rules';
+import { customerNrOf, returnAddresses, STATUS } from './rules';
 import type { ShipmentUpdate } from './schemas';
 import type { SerialSource } from './store/serials';
 import {
@@ -192,12 +192,6 @@ export function createShipmentWriter({
         );
       }
     }
-    checkClientNumbers(
-      prefix,
-      existing ? undefined : body.ShipmentId,
-      customerGivenNew.filter((p) => !used.has(p.parcelId)),
-      v,
-    );
     const status = c.status ?? STATUS.Draft;
     const cancelsAll = existing !== null && merged.length === 0 && deleted > 0 && v.empty;
     if (!cancelsAll) {

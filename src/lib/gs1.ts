@@ -37,10 +37,3 @@ export function sscc(companyPrefix: string, serial: bigint | number, extension =
   const width = 16 - companyPrefix.length;
   return build(`${extension}${companyPrefix}${String(serial).padStart(width, '0')}`, 18);
 }
-
-/**
- * True when the id lies in the ranges `gsin` and `sscc` (extension digit 0) draw the company's
- * numbers from: a 17-digit GSIN under the prefix, or an 18-digit SSCC of extension digit 0 under it.
- */
-export const inDrawnRange = (id: string, companyPrefix: string): boolean =>
-  (isGsin(id) && id.startsWith(companyPrefix)) || (isSscc(id) && id.startsWith(`0${companyPrefix}`));

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { gs1CheckDigit, gsin, inDrawnRange, isGsin, isSscc, sscc } from './gs1';
+import { gs1CheckDigit, gsin, isGsin, isSscc, sscc } from './gs1';
 
 describe('GS1 check digit', () => {
   test('matches published examples', () => {
@@ -38,18 +38,5 @@ describe('GS1 check digit', () => {
     expect(isGsin('7090001000000001X')).toBe(false);
     expect(isSscc(gsin('7090001', 1))).toBe(false);
     expect(() => gsin('7090001', 10_000_000_000n)).toThrow(RangeError);
-  });
-});
-
-describe('inDrawnRange', () => {
-  test('the GSINs and extension-0 SSCCs under the prefix, as gsin and sscc draw them; nothing else', () => {
-    expect(inDrawnRange(gsin('7090001', 42), '7090001')).toBe(true);
-    expect(inDrawnRange(sscc('7090001', 42), '7090001')).toBe(true);
-    expect(inDrawnRange(sscc('7090001', 42, 3), '7090001')).toBe(false);
-    expect(inDrawnRange(gsin('7312345', 42), '7090001')).toBe(false);
-    // A wrong check digit is no number anyone drew (it is refused as such).
-    const drawn = gsin('7090001', 42);
-    expect(inDrawnRange(`${drawn.slice(0, -1)}${(Number(drawn.at(-1)) + 1) % 10}`, '7090001')).toBe(false);
-    expect(inDrawnRange('PARCEL-1', '7090001')).toBe(false);
   });
 });

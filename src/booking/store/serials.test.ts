@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { buildTestApp, type TestContext } from '../../../test/helpers';
+import { bearer, buildTestApp, type TestContext } from '../../../test/helpers';
 import { countRoundTrips } from '../../../test/round-trips';
 import type { DbOrTx } from '../../db/client';
+import { gsin, sscc } from '../../lib/gs1';
 import { SERIAL_BLOCK } from '../tables';
 import { createSerialSource, DRAW_AHEAD } from './serials';
 
@@ -15,8 +16,8 @@ beforeAll(async () => {
 afterAll(() => ctx.close());
 
 test('two processes drawing serials at once never get the same number, and a block is drawn once', async () => {
-  const a = createSerialSource();
-  const b = createSerialSource();
+  const a = createSerialSource(ctx.config.gs1Prefix);
+  const b = createSerialSource(ctx.config.gs1Prefix);
   const db = ctx.database.db;
   const parcels: bigint[] = [];
   const shipments: bigint[] = [];
@@ -40,7 +41,7 @@ test('two processes drawing serials at once never get the same number, and a blo
 });
 
 test('a take larger than a block gets all it asks, distinct and unused, and the next take goes on from there', async () => {
-  const source = createSerialSource();
+  const source = createSerialSource(ctx.config.gs1Prefix);
   const first = await source.take(ctx.database.db, false, SERIAL_BLOCK * 2 + 5);
   expect(first.parcels).toHaveLength(SERIAL_BLOCK * 2 + 5);
   const next = await source.take(ctx.database.db, false, 10);
@@ -51,7 +52,7 @@ test('a take larger than a block gets all it asks, distinct and unused, and the 
 });
 
 test('a run of 999-parcel takes draws ahead: one statement for every DRAW_AHEAD + 1 takes, no number lost', async () => {
-  const source = createSerialSource();
+  const source = createSerialSource(ctx.config.gs1Prefix);
   const takes = 4 * (DRAW_AHEAD + 1);
   const taken: bigint[] = [];
   const { count, statements } = await countRoundTrips(ctx.database, async () => {
@@ -76,7 +77,7 @@ test('blocks drawn by concurrent takes are handed out lowest first, whichever dr
         answers.push((blocks) => resolve({ rows: blocks.map((v) => ({ v: String(v) })) })),
       ),
   } as unknown as DbOrTx;
-  const source = createSerialSource();
+  const source = createSerialSource(ctx.config.gs1Prefix);
   const a = source.take(db, false, 999);
   const b = source.take(db, false, 999);
   const blocksFrom = (start: number) => Array.from({ length: 4 }, (_, i) => start + i * SERIAL_BLOCK);
@@ -86,4 +87,42 @@ test('blocks drawn by concurrent takes are handed out lowest first, whichever dr
   expect((await a).parcels[0]).toBe(10_000n);
   // The lowest number left is next, not the rest of the block the first answer brought.
   expect((await source.take(db, false, 1)).parcels).toEqual([10_999n]);
+});
+
+test('a block is drawn without the numbers of it a client booked already', async () => {
+  // CONTRACT §5: a client may choose an id under any GS1 prefix, the carrier's included.
+  const prefix = ctx.config.gs1Prefix;
+  const db = ctx.database.db;
+  const nextDraw = async (sequence: string) => {
+    const [row] = (
+      (await db.execute(`select last_value, is_called from ${sequence}`)) as unknown as {
+        rows: { last_value: string | number; is_called: boolean }[];
+      }
+    ).rows;
+    const last = BigInt(row?.last_value ?? 0);
+    return row?.is_called ? last + BigInt(SERIAL_BLOCK) : last;
+  };
+  const shipmentBlock = await nextDraw('shipment_serial_seq');
+  const parcelBlock = await nextDraw('parcel_serial_seq');
+  const key = await ctx.keyFor({ scopes: ['booking'] });
+  const booked = await ctx.app.inject({
+    method: 'POST',
+    url: '/Shipment/Update',
+    headers: bearer(key),
+    payload: {
+      ShipmentStatus: 'Draft',
+      CustomerId: '1000',
+      ProductCode: '43',
+      DeliveryType: 1,
+      ShipmentId: gsin(prefix, shipmentBlock),
+      Parcels: [
+        { ParcelId: sscc(prefix, parcelBlock), Weight: 1 },
+        { ParcelId: sscc(prefix, parcelBlock + 2n), Weight: 1 },
+      ],
+    },
+  });
+  expect(booked.statusCode, booked.body).toBe(201);
+  const taken = await createSerialSource(prefix).take(db, true, 3);
+  expect(taken.shipment).toBe(shipmentBlock + 1n);
+  expect(taken.parcels).toEqual([parcelBlock + 1n, parcelBlock + 3n, parcelBlock + 4n]);
 });

@@ -1,12 +1,18 @@
 import { type SQL, sql } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../db/client';
-import { parcelSerial, SERIAL_BLOCK, shipmentSerial } from '../tables';
+import { parcelSerial, parcels as parcelsTable, SERIAL_BLOCK, shipmentSerial, shipments } from '../tables';
 
 /*
  * The sequences step by SERIAL_BLOCK (tables.ts): `nextval` answering v reserves v … v + SERIAL_BLOCK − 1
  * for the process that drew it, so a booking takes its serials from memory and the database is asked
  * once per block. Processes and hosts draw disjoint blocks, so no number is handed out twice; the
  * numbers left in a block when a process stops are never used (GS1 serials are unique, not gapless).
+ *
+ * A client may book numbers of the carrier's own range too (CONTRACT §5: a client-chosen id under any
+ * GS1 prefix, a customer's `ParcelId` kept as given). A block is drawn with the ids of it already
+ * taken, and those serials are skipped; a number taken after its block was drawn fails the write on
+ * its unique key, and the booking is written again with the next ones (booking/service.ts).
  */
 
 /**
@@ -20,18 +26,35 @@ export const DRAW_AHEAD = 3;
 
 const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;
 
-/** Serials from one sequence, a block at a time. */
-function blockSource(sequence: string) {
+/** Where the ids a sequence's serials make are kept, and how a serial is written in one. */
+interface IdColumn {
+  column: PgColumn;
+  /** What precedes the zero-padded serial: the company prefix, for an SSCC after its extension digit. */
+  head: string;
+  /** The id's length: the head, the serial and the check digit. */
+  length: number;
+}
+
+/** Serials from one sequence, a block at a time, without those whose ids are taken already. */
+function blockSource(sequence: string, ids: IdColumn) {
   // The blocks in hand, lowest first: [next, end) each. Blocks drawn together by one process need
   // not be adjacent (other processes draw in between), and concurrent takes may draw out of order.
   const hand: { next: bigint; end: bigint }[] = [];
+  // Serials in hand whose ids a client booked before the block was drawn.
+  const taken = new Set<bigint>();
   const takeFromHand = (out: bigint[], count: number) => {
     while (out.length < count && hand.length > 0) {
       const block = hand[0] as (typeof hand)[number];
-      while (out.length < count && block.next < block.end) out.push(block.next++);
+      while (out.length < count && block.next < block.end) {
+        const serial = block.next++;
+        if (!taken.delete(serial)) out.push(serial);
+      }
       if (block.next === block.end) hand.shift();
     }
   };
+  const width = ids.length - ids.head.length - 1;
+  const idOf = (serial: SQL) => sql`${ids.head} || lpad((${serial})::text, ${width}::int, '0')`;
+  const last = sql.raw(String(SERIAL_BLOCK - 1));
   return {
     /**
      * `count` unused serials. When the hand runs short, the blocks still needed (and those drawn
@@ -43,10 +66,20 @@ function blockSource(sequence: string) {
       takeFromHand(out, count);
       if (out.length === count) return out;
       const blocks = Math.ceil((count - out.length + DRAW_AHEAD * count) / SERIAL_BLOCK);
-      const drawn: SQL = sql`select nextval(${sequence})::text as v from generate_series(1, ${blocks})`;
-      for (const { v } of rowsOf<{ v: string }>(await db.execute(drawn))) {
-        const start = BigInt(v);
+      // Each block with the ids of it taken: a range of the id's unique index.
+      const drawn: SQL = sql`with drawn as materialized (
+          select nextval(${sequence}) as v from generate_series(1, ${blocks}))
+        select v::text as v, array(
+          select ${ids.column} from ${ids.column.table} where ${ids.column}
+            between ${idOf(sql`v`)} || '0' and ${idOf(sql`v + ${last}`)} || '9'
+            and length(${ids.column}) = ${ids.length}::int) as taken
+        from drawn`;
+      for (const row of rowsOf<{ v: string; taken?: string[] }>(await db.execute(drawn))) {
+        const start = BigInt(row.v);
         hand.push({ next: start, end: start + BigInt(SERIAL_BLOCK) });
+        // Only digits (a customer's ParcelId is free text, and collations may skip punctuation).
+        for (const id of row.taken ?? [])
+          if (/^\d+$/.test(id)) taken.add(BigInt(id.slice(ids.head.length, -1)));
       }
       hand.sort((a, b) => (a.next < b.next ? -1 : a.next > b.next ? 1 : 0));
       // Pushed and taken in one synchronous step, so no other take can use the new blocks first.
@@ -58,15 +91,26 @@ function blockSource(sequence: string) {
 
 export type SerialSource = ReturnType<typeof createSerialSource>;
 
-/** Shipment (GSIN) and parcel (SSCC) serials of one database, for the life of the process. */
-export function createSerialSource() {
-  const shipments = blockSource(shipmentSerial.seqName ?? 'shipment_serial_seq');
-  const parcels = blockSource(parcelSerial.seqName ?? 'parcel_serial_seq');
+/**
+ * Shipment (GSIN) and parcel (SSCC, extension digit 0) serials under the carrier's GS1 company prefix
+ * (lib/gs1.ts writes the ids), of one database, for the life of the process.
+ */
+export function createSerialSource(companyPrefix: string) {
+  const shipmentIds = blockSource(shipmentSerial.seqName ?? 'shipment_serial_seq', {
+    column: shipments.id,
+    head: companyPrefix,
+    length: 17,
+  });
+  const parcelIds = blockSource(parcelSerial.seqName ?? 'parcel_serial_seq', {
+    column: parcelsTable.parcelId,
+    head: `0${companyPrefix}`,
+    length: 18,
+  });
   return {
     /** A new shipment serial (when `shipment`) and `count` parcel serials. */
     async take(db: DbOrTx, shipment: boolean, count: number) {
-      const [serial] = shipment ? await shipments.take(db, 1) : [];
-      return { shipment: serial ?? null, parcels: await parcels.take(db, count) };
+      const [serial] = shipment ? await shipmentIds.take(db, 1) : [];
+      return { shipment: serial ?? null, parcels: await parcelIds.take(db, count) };
     },
   };
 }
