@@ -1,6 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import type { FastifyRequest } from 'fastify';
-import { ValidationFailed } from '../lib/errors';
+import { fieldWithin, ValidationFailed } from '../lib/errors';
 import { parseOsloDateTime } from '../lib/oslo-time';
 import { OSLO_DATETIME } from './binding';
 
@@ -65,10 +65,6 @@ export function withoutRefused(body: unknown, errors: readonly ErrorObject[]): u
   }
   return copy;
 }
-
-/** True when `field` is `parent` or lies inside it (`Parcels[3].Weight` inside `Parcels[3]` and `Parcels`). */
-export const fieldWithin = (field: string, parent: string) =>
-  field === parent || field.startsWith(`${parent}.`) || field.startsWith(`${parent}[`);
 
 /**
  * The schema's errors with the domain rules' violations added, leaving out every rule violation on a

@@ -75,6 +75,10 @@ export class Violations {
   }
 }
 
+/** True when `field` is `parent` or lies inside it (`Parcels[3].Weight` inside `Parcels[3]` and `Parcels`). */
+export const fieldWithin = (field: string, parent: string) =>
+  field === parent || field.startsWith(`${parent}.`) || field.startsWith(`${parent}[`);
+
 export const notFound = (what: string) => new DomainError('not_found', 'not_found', `${what} was not found.`);
 export const forbidden = (message: string) => new DomainError('forbidden', 'forbidden', message);
 export const unauthorized = (message: string) => new DomainError('unauthorized', 'unauthorized', message);

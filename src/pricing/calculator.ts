@@ -1,11 +1,11 @@
 import { type Account, assertCanActFor } from '../auth/access';
-import { fieldWithin } from '../http/domain-rules';
-import { Violations } from '../lib/errors';
+import { fieldWithin, Violations } from '../lib/errors';
 import { andThen, type MaybePromise } from '../lib/maybe-promise';
 import { dm3ToCm3OrUndefined, kgToGramsOrUndefined, toDecimal } from '../lib/units';
 import type { CostLine, DomesticQuote, ParcelField } from './engine';
 import { createEuropeCalculator } from './europe';
 import type { PriceRequestV2, PriceRequestV3, PriceResultV2, PriceResultV3 } from './schemas';
+import { serviceCodes } from './quote';
 import { type PricingService, type QuoteErrors, requestDate } from './service';
 
 /**
@@ -196,7 +196,10 @@ function payerOf(account: Account, input: DomesticInput, names: Names, v: Violat
   return input.customerNr;
 }
 
-/** No field refused: the operation itself, not the rules of a request the schema refused. */
+/**
+ * No field refused: the operation itself, not the rules of a request the schema refused. (The checks
+ * `refused !== NONE` spare a price answered at once from building the lists of names it would test.)
+ */
 const NONE: ReadonlySet<string> = new Set();
 
 /**
@@ -276,7 +279,7 @@ export function createCalculator(pricing: PricingService) {
       toZip: input.receiverZip,
       pickupDate,
       deliveryType,
-      services: (input.services ?? []).map((s) => s.toUpperCase()),
+      services: serviceCodes(input.services),
       unitCode: input.unitCode?.toUpperCase(),
       numberOfUnits: input.numberOfUnits,
       weightGrams: kgToGramsOrUndefined(input.weight),

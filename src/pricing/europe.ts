@@ -3,6 +3,7 @@ import { type Account, assertCanActFor } from '../auth/access';
 import { ValidationFailed, Violations } from '../lib/errors';
 import { formatAmount, parseKgAsGrams, parseM3AsCm3 } from '../lib/units';
 import { categoryOf, type Terms } from './engine';
+import { serviceCodes } from './quote';
 import { isCurrency } from './rates';
 import type { EuropePriceQuery, EuropePriceResult } from './schemas';
 import type { PricingService } from './service';
@@ -94,7 +95,7 @@ export function createEuropeCalculator(
       weightGrams: grams && grams > 0 ? grams : 1,
       volumeCm3: cm3 ?? 0,
       dangerousGoods: q.IsDangerousGoods ?? false,
-      services: (q.Services ?? []).map((s) => s.toUpperCase()),
+      services: serviceCodes(q.Services),
       terms: terms as Terms,
       currency,
     });

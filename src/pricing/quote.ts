@@ -17,6 +17,14 @@ import {
  * the engine. The calculators and booking all price through it.
  */
 
+/**
+ * A request's service codes as the engine reads them (upper case). An element the schema refused,
+ * kept in its place as `{}` when the rules are judged beside the refusal (http/domain-rules.ts),
+ * reads as no code: its violation is left out beside the schema's, and the others keep their index.
+ */
+export const serviceCodes = (list: readonly unknown[] | undefined): string[] =>
+  (list ?? []).map((s) => (typeof s === 'string' ? s.toUpperCase() : ''));
+
 /** A domestic price request in the engine's terms (grams, cm³, cm); the calculators and booking build one. */
 export interface DomesticQuoteRequest {
   kind: 'domestic';

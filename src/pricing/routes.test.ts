@@ -243,6 +243,9 @@ describe('GET /v3/Calculate/', () => {
     // A rule spanning a refused field is not judged: no "give a measure" beside a refused Weight, no
     // NumberOfUnits for a unit code, no payer rule beside a refused PaymentCode.
     expect(Object.keys(errorsOf(await v3({ Weight: 'x', UnitCode: 'PL' })))).toEqual(['Weight']);
+    // A refused element of a list keeps the others' places, and hides nothing.
+    const service = await v3({ Weight: 5, ReceiverZip: '9999', Services: ['16', 'TOOLONGCODE', '99'] });
+    expect(Object.keys(errorsOf(service)).sort()).toEqual(['ReceiverZip', 'Services[1]', 'Services[2]']);
     expect(
       Object.keys(errorsOf(await v3({ Weight: 5, PaymentCode: 'x'.repeat(30), PayerCustomerNr: '2000' }))),
     ).toEqual(['PaymentCode']);
