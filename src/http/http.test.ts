@@ -280,9 +280,23 @@ describe('shutting down', () => {
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
+    let inFlight = () => {};
+    const entered = new Promise<void>((resolve) => {
+      inFlight = resolve;
+    });
+    let closingStarted = () => {};
+    const isClosing = new Promise<void>((resolve) => {
+      closingStarted = resolve;
+    });
     const closing = await buildTestApp({
       extraRoutes: (app) => {
+        // Told when the preClose hooks run, the app's own among them (which marks it closing).
+        app.addHook('preClose', (done) => {
+          closingStarted();
+          done();
+        });
         app.get('/test/slow', { config: { public: true } }, async () => {
+          inFlight();
           await gate;
           return { done: true };
         });
@@ -297,11 +311,11 @@ describe('shutting down', () => {
       socket.on('close', () => resolve(Buffer.concat(received).toString())),
     );
     socket.write('GET /test/slow HTTP/1.1\r\nhost: kolli\r\n\r\n');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await entered;
     // The app closes with the first request in flight; the next comes on the same connection.
     const closed = closing.close();
+    await isClosing;
     socket.write('GET /healthz HTTP/1.1\r\nhost: kolli\r\n\r\n');
-    await new Promise((resolve) => setTimeout(resolve, 100));
     release();
     const answers = await ended;
     await closed;
