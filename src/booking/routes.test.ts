@@ -575,12 +575,16 @@ describe('updates', () => {
         ShipmentStatus: 'Draft',
         CustomerId: '2000',
         ShipmentId: nextShipment,
-        Parcels: [{ ParcelId: nextParcel, Weight: 1 }],
+        // Its own parcel without a number gets the one after: never the number it gives the other.
+        Parcels: [{ Weight: 1 }, { ParcelId: nextParcel, Weight: 1 }],
       }),
       otherKey,
     );
     expect(taken.statusCode, taken.body).toBe(201);
-    expect(json<UpdateResult>(taken)).toMatchObject({ ShipmentId: nextShipment, ParcelIds: [nextParcel] });
+    const takenIds = json<UpdateResult>(taken);
+    expect(takenIds.ShipmentId).toBe(nextShipment);
+    expect(takenIds.ParcelIds[1]).toBe(nextParcel);
+    expect(isSscc(String(takenIds.ParcelIds[0])) && takenIds.ParcelIds[0] !== nextParcel).toBe(true);
     // The next booking was to get those numbers: it is written with the ones after them.
     const next = await post(booking({ ShipmentStatus: 'Draft' }));
     expect(next.statusCode, next.body).toBe(201);
@@ -597,6 +601,33 @@ describe('updates', () => {
       }),
     );
     expect(again.statusCode, again.body).toBe(200);
+  });
+
+  test("a client that books the numbers ahead of Kolli's makes no other booking fail", async () => {
+    const drawn = json<UpdateResult>(await post(booking({ ShipmentStatus: 'Draft' })));
+    const prefix = ctx.config.gs1Prefix;
+    const after = (id: string, offset: bigint, ssccId = true) =>
+      ssccId
+        ? sscc(prefix, BigInt(id.slice(prefix.length + 1, 17)) + offset)
+        : gsin(prefix, BigInt(id.slice(prefix.length, 16)) + offset);
+    const lastParcel = String(drawn.ParcelIds.at(-1));
+    // The next five parcel numbers and shipment numbers Kolli holds, booked by another customer.
+    for (let i = 1n; i <= 5n; i++) {
+      const res = await post(
+        booking({
+          ShipmentStatus: 'Draft',
+          CustomerId: '2000',
+          ShipmentId: after(drawn.ShipmentId, i, false),
+          Parcels: [{ ParcelId: after(lastParcel, i), Weight: 1 }],
+        }),
+        otherKey,
+      );
+      expect(res.statusCode, res.body).toBe(201);
+    }
+    for (let i = 0; i < 5; i++) {
+      const res = await post(booking({ ShipmentStatus: 'Draft', Parcels: [{ Weight: 1 }] }));
+      expect(res.statusCode, res.body).toBe(201);
+    }
   });
 
   test('members the schema does not declare are ignored, never read unvalidated', async () => {
@@ -711,7 +742,7 @@ describe('updates', () => {
       booking({
         ShipmentStatus: 'Draft',
         Parcels: [
-          { ParcelId: ' A', Weight: 1 },
+          { ParcelId: 'x'.repeat(36), Weight: 1 },
           { ParcelId: 'A\nB', Weight: 1 },
           { ParcelId: '📦box', Weight: 1 },
           { ParcelId: 'Łódź-1', Weight: 1 },
@@ -719,6 +750,7 @@ describe('updates', () => {
       }),
     );
     expect(Object.keys(errorsOf(res)).sort()).toEqual([
+      'Parcels[0].ParcelId',
       'Parcels[1].ParcelId',
       'Parcels[2].ParcelId',
       'Parcels[3].ParcelId',

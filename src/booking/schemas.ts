@@ -61,7 +61,7 @@ function addressBlock<P extends string>(prefix: P): { [K in `${P}${BlockField | 
     LastName: Str(100),
     Address: Str(100),
     Address2: Str(100),
-    Zip: Type.String({ minLength: 1, maxLength: 10, ...EMPTY }),
+    Zip: Type.String({ maxLength: 10, ...EMPTY }),
     Place: Str(100),
     County: Str(100),
     Phone,
@@ -100,9 +100,9 @@ export const ParcelDetails = Type.Object({
       maxLength: 35,
       // It is scanned, printed and sent in events: not blank, and only what its Code 128 barcode
       // carries (ISO 8859-1 without control characters: Æ Ø Å yes, emoji no).
-      pattern: '^(?!\\s*$)[\\u0020-\\u007E\\u00A0-\\u00FF]+$',
+      pattern: '^[\\u0020-\\u007E\\u00A0-\\u00FF]+$',
       'x-error':
-        'A ParcelId is 1 to 35 characters of ISO 8859-1 (what its Code 128 barcode carries: letters such as Æ Ø Å, no emoji), not only spaces, without control characters.',
+        'A ParcelId is 1 to 35 characters of ISO 8859-1 (what its Code 128 barcode carries: letters such as Æ Ø Å, no emoji), without control characters.',
       description: 'Known id: update; absent (or empty) or unknown: add.',
       ...EMPTY,
     }),
@@ -132,7 +132,7 @@ export const CustomsLineSchema = Type.Object({
     Type.Number({ exclusiveMinimum: 0, maximum: 100_000, description: 'Kilograms.' }),
   ),
   NetWeight: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 100_000, description: 'Kilograms.' })),
-  GoodsDescription: Type.Optional(Type.String({ minLength: 1, maxLength: 500, ...EMPTY })),
+  GoodsDescription: Type.Optional(Type.String({ maxLength: 500, ...EMPTY })),
   HsCode: Type.Optional(
     Type.String({ pattern: '^[0-9]{6,10}$', 'x-error': 'An HS code is 6 to 10 digits.', ...EMPTY }),
   ),
@@ -207,7 +207,7 @@ export const AddressV2 = Type.Object({
   LastName: Type.Optional(Str(100)),
   Address: Type.Optional(Str(100)),
   Address2: Type.Optional(Str(100)),
-  Zip: Type.Optional(Type.String({ minLength: 1, maxLength: 10, ...EMPTY })),
+  Zip: Type.Optional(Type.String({ maxLength: 10, ...EMPTY })),
   Place: Type.Optional(Str(100)),
   County: Type.Optional(Str(100)),
   Country: Type.Optional(Country),

@@ -22,6 +22,11 @@ export type BookingService = ReturnType<typeof createBookingService>;
 
 /** How often a publishing update prices again when concurrent updates keep changing its parcels. */
 const PRICE_ATTEMPTS = 6;
+/**
+ * How often a new shipment is written when its ids collide: a customer-given id another request
+ * created at the same moment, or a generated one a client booked after its block was drawn.
+ */
+const ID_ATTEMPTS = 3;
 
 /**
  * Booking owns the shipment and its parcels: every other domain reads them through the functions
@@ -30,11 +35,8 @@ const PRICE_ATTEMPTS = 6;
 export function createBookingService(deps: BookingDeps) {
   const { db } = deps;
   const clock = deps.clock ?? (() => new Date());
-  const writer = createShipmentWriter({
-    clock,
-    prefix: deps.config.gs1Prefix,
-    serials: createSerialSource(deps.config.gs1Prefix),
-  });
+  const serials = createSerialSource(deps.config.gs1Prefix);
+  const writer = createShipmentWriter({ clock, prefix: deps.config.gs1Prefix, serials });
 
   /** A shipment the caller may see: unknown, cancelled and other customers' shipments are alike 404. */
   async function visibleShipment(account: Account, id: string): Promise<ShipmentRow> {
@@ -56,8 +58,9 @@ export function createBookingService(deps: BookingDeps) {
         for (const m of messages) v.add(field, m);
       const checked = await validateRequest(deps, account, body, v);
       // Two requests creating the same customer-given ShipmentId at once: the loser retries as an update.
-      // A generated id a client booked after its block was drawn (store/serials.ts): the retry draws
-      // the next; a customer-given ParcelId another shipment took meanwhile: the retry names it (400).
+      // A generated id a client booked after its block was drawn: the serials in hand are read again
+      // and the retry draws past it (store/serials.ts). A customer-given ParcelId another shipment
+      // took meanwhile: the retry names it (400).
       for (let attempt = 0; ; attempt++) {
         try {
           const priced = v.empty ? await priceAhead(deps, body, checked) : null;
@@ -74,10 +77,12 @@ export function createBookingService(deps: BookingDeps) {
           return outcome;
         } catch (e) {
           if (
-            attempt === 0 &&
+            attempt < ID_ATTEMPTS - 1 &&
             (isUniqueViolation(e, 'shipments_pkey') || isUniqueViolation(e, 'parcels_parcel_id_idx'))
-          )
+          ) {
+            await serials.refresh(db);
             continue;
+          }
           // The parcels changed between pricing and writing (a concurrent update): price again, and
           // after a few tries answer a conflict the client can retry rather than wait on and on.
           if (e instanceof StaleQuote) {

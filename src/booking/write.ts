@@ -232,7 +232,10 @@ export function createShipmentWriter({
       };
     }
 
-    const drawn = await serials.take(tx, shipmentId === null, merged.filter((p) => p.generated).length);
+    // A generated SSCC never repeats a ParcelId the shipment holds (a customer's may be one Kolli draws).
+    const held = new Set(merged.filter((p) => !p.generated).map((p) => p.parcelId));
+    const generated = merged.filter((p) => p.generated).length;
+    const drawn = await serials.take(tx, shipmentId === null, generated, held);
     const id = shipmentId ?? gsin(prefix, drawn.shipment ?? 0n);
     let next = 0;
     for (const p of merged) if (p.generated) p.parcelId = sscc(prefix, drawn.parcels[next++] ?? 0n);

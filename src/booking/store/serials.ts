@@ -1,6 +1,7 @@
-import { type SQL, sql } from 'drizzle-orm';
+import { and, between, eq, or, type SQL, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../db/client';
+import { gsin, sscc } from '../../lib/gs1';
 import { parcelSerial, parcels as parcelsTable, SERIAL_BLOCK, shipmentSerial, shipments } from '../tables';
 
 /*
@@ -12,7 +13,8 @@ import { parcelSerial, parcels as parcelsTable, SERIAL_BLOCK, shipmentSerial, sh
  * A client may book numbers of the carrier's own range too (CONTRACT §5: a client-chosen id under any
  * GS1 prefix, a customer's `ParcelId` kept as given). A block is drawn with the ids of it already
  * taken, and those serials are skipped; a number taken after its block was drawn fails the write on
- * its unique key, and the booking is written again with the next ones (booking/service.ts).
+ * its unique key: the blocks in hand are read again (`refresh`), and the booking is written again with
+ * the next numbers (booking/service.ts).
  */
 
 /**
@@ -33,7 +35,11 @@ interface IdColumn {
   head: string;
   /** The id's length: the head, the serial and the check digit. */
   length: number;
+  /** The id of a serial (lib/gs1.ts). */
+  idOf: (serial: bigint) => string;
 }
+
+const NONE: ReadonlySet<string> = new Set();
 
 /** Serials from one sequence, a block at a time, without those whose ids are taken already. */
 function blockSource(sequence: string, ids: IdColumn) {
@@ -42,28 +48,33 @@ function blockSource(sequence: string, ids: IdColumn) {
   const hand: { next: bigint; end: bigint }[] = [];
   // Serials in hand whose ids a client booked before the block was drawn.
   const taken = new Set<bigint>();
-  const takeFromHand = (out: bigint[], count: number) => {
+  const takeFromHand = (out: bigint[], count: number, avoid: ReadonlySet<string>) => {
     while (out.length < count && hand.length > 0) {
       const block = hand[0] as (typeof hand)[number];
       while (out.length < count && block.next < block.end) {
         const serial = block.next++;
-        if (!taken.delete(serial)) out.push(serial);
+        if (!taken.delete(serial) && !(avoid.size > 0 && avoid.has(ids.idOf(serial)))) out.push(serial);
       }
       if (block.next === block.end) hand.shift();
     }
   };
+  const remember = (booked: readonly string[]) => {
+    // Only digits (a customer's ParcelId is free text, and collations may skip punctuation).
+    for (const id of booked) if (/^\d+$/.test(id)) taken.add(BigInt(id.slice(ids.head.length, -1)));
+  };
   const width = ids.length - ids.head.length - 1;
-  const idOf = (serial: SQL) => sql`${ids.head} || lpad((${serial})::text, ${width}::int, '0')`;
+  const pad = (serial: bigint) => `${ids.head}${String(serial).padStart(width, '0')}`;
+  const idInSql = (serial: SQL) => sql`${ids.head} || lpad((${serial})::text, ${width}::int, '0')`;
   const last = sql.raw(String(SERIAL_BLOCK - 1));
   return {
     /**
-     * `count` unused serials. When the hand runs short, the blocks still needed (and those drawn
-     * ahead) come in one statement on `db` (the caller's transaction: the embedded database has one
-     * connection).
+     * `count` unused serials, none whose id is in `avoid`. When the hand runs short, the blocks still
+     * needed (and those drawn ahead) come in one statement on `db` (the caller's transaction: the
+     * embedded database has one connection).
      */
-    async take(db: DbOrTx, count: number): Promise<bigint[]> {
+    async take(db: DbOrTx, count: number, avoid = NONE): Promise<bigint[]> {
       const out: bigint[] = [];
-      takeFromHand(out, count);
+      takeFromHand(out, count, avoid);
       if (out.length === count) return out;
       const blocks = Math.ceil((count - out.length + DRAW_AHEAD * count) / SERIAL_BLOCK);
       // Each block with the ids of it taken: a range of the id's unique index.
@@ -71,20 +82,29 @@ function blockSource(sequence: string, ids: IdColumn) {
           select nextval(${sequence}) as v from generate_series(1, ${blocks}))
         select v::text as v, array(
           select ${ids.column} from ${ids.column.table} where ${ids.column}
-            between ${idOf(sql`v`)} || '0' and ${idOf(sql`v + ${last}`)} || '9'
+            between ${idInSql(sql`v`)} || '0' and ${idInSql(sql`v + ${last}`)} || '9'
             and length(${ids.column}) = ${ids.length}::int) as taken
         from drawn`;
       for (const row of rowsOf<{ v: string; taken?: string[] }>(await db.execute(drawn))) {
         const start = BigInt(row.v);
         hand.push({ next: start, end: start + BigInt(SERIAL_BLOCK) });
-        // Only digits (a customer's ParcelId is free text, and collations may skip punctuation).
-        for (const id of row.taken ?? [])
-          if (/^\d+$/.test(id)) taken.add(BigInt(id.slice(ids.head.length, -1)));
+        remember(row.taken ?? []);
       }
       hand.sort((a, b) => (a.next < b.next ? -1 : a.next > b.next ? 1 : 0));
       // Pushed and taken in one synchronous step, so no other take can use the new blocks first.
-      takeFromHand(out, count);
+      takeFromHand(out, count, avoid);
       return out;
+    },
+
+    /** Reads again which ids of the blocks in hand are booked: after a write failed on one. */
+    async refresh(db: DbOrTx): Promise<void> {
+      if (hand.length === 0) return;
+      const ranges = hand.map((b) => between(ids.column, `${pad(b.next)}0`, `${pad(b.end - 1n)}9`));
+      const rows = await db
+        .select({ id: ids.column })
+        .from(ids.column.table)
+        .where(and(eq(sql`length(${ids.column})`, ids.length), or(...ranges)));
+      remember(rows.map((r) => String(r.id)));
     },
   };
 }
@@ -100,17 +120,27 @@ export function createSerialSource(companyPrefix: string) {
     column: shipments.id,
     head: companyPrefix,
     length: 17,
+    idOf: (serial) => gsin(companyPrefix, serial),
   });
   const parcelIds = blockSource(parcelSerial.seqName ?? 'parcel_serial_seq', {
     column: parcelsTable.parcelId,
     head: `0${companyPrefix}`,
     length: 18,
+    idOf: (serial) => sscc(companyPrefix, serial),
   });
   return {
-    /** A new shipment serial (when `shipment`) and `count` parcel serials. */
-    async take(db: DbOrTx, shipment: boolean, count: number) {
+    /**
+     * A new shipment serial (when `shipment`) and `count` parcel serials, none making an id of
+     * `heldParcelIds` (the parcels the shipment holds already, which a customer may have numbered
+     * from the carrier's range).
+     */
+    async take(db: DbOrTx, shipment: boolean, count: number, heldParcelIds = NONE) {
       const [serial] = shipment ? await shipmentIds.take(db, 1) : [];
-      return { shipment: serial ?? null, parcels: await parcelIds.take(db, count) };
+      return { shipment: serial ?? null, parcels: await parcelIds.take(db, count, heldParcelIds) };
+    },
+    /** After a write failed on a generated id a client booked meanwhile: the blocks in hand read again. */
+    async refresh(db: DbOrTx): Promise<void> {
+      await Promise.all([shipmentIds.refresh(db), parcelIds.refresh(db)]);
     },
   };
 }
