@@ -606,7 +606,7 @@ describe('updates', () => {
   test("a client that books the numbers ahead of Kolli's makes no other booking fail", async () => {
     const drawn = json<UpdateResult>(await post(booking({ ShipmentStatus: 'Draft' })));
     const prefix = ctx.config.gs1Prefix;
-    const after = (id: string, offset: bigint, ssccId = true) =>
+    const numberAfter = (id: string, offset: bigint, ssccId = true) =>
       ssccId
         ? sscc(prefix, BigInt(id.slice(prefix.length + 1, 17)) + offset)
         : gsin(prefix, BigInt(id.slice(prefix.length, 16)) + offset);
@@ -617,8 +617,8 @@ describe('updates', () => {
         booking({
           ShipmentStatus: 'Draft',
           CustomerId: '2000',
-          ShipmentId: after(drawn.ShipmentId, i, false),
-          Parcels: [{ ParcelId: after(lastParcel, i), Weight: 1 }],
+          ShipmentId: numberAfter(drawn.ShipmentId, i, false),
+          Parcels: [{ ParcelId: numberAfter(lastParcel, i), Weight: 1 }],
         }),
         otherKey,
       );

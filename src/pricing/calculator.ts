@@ -4,8 +4,8 @@ import { andThen, type MaybePromise } from '../lib/maybe-promise';
 import { dm3ToCm3OrUndefined, kgToGramsOrUndefined, toDecimal } from '../lib/units';
 import type { CostLine, DomesticQuote, ParcelField } from './engine';
 import { createEuropeCalculator } from './europe';
-import type { PriceRequestV2, PriceRequestV3, PriceResultV2, PriceResultV3 } from './schemas';
 import { serviceCodes } from './quote';
+import type { PriceRequestV2, PriceRequestV3, PriceResultV2, PriceResultV3 } from './schemas';
 import { type PricingService, type QuoteErrors, requestDate } from './service';
 
 /**
