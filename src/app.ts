@@ -132,6 +132,7 @@ export function createServices(database: Database, config: Config, options: Serv
     webhooks: createWebhookService({
       db,
       allowPrivate: config.webhookAllowPrivate,
+      listenersPerEventValue: config.webhooksPerEventValue,
       customers,
       shipments: booking,
       clock,

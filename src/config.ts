@@ -41,6 +41,8 @@ const ConfigSchema = Type.Object({
   webhookWorker: Type.Boolean(),
   webhookConcurrency: Type.Integer({ minimum: 1, maximum: 1000 }),
   webhookRetentionDays: Type.Integer({ minimum: 1, maximum: 3650 }),
+  /** How many enabled, unexpired registrations may listen to the same eventValue (webhooks/service.ts). */
+  webhooksPerEventValue: Type.Integer({ minimum: 1, maximum: 1000 }),
   invoiceCron: Type.Union([Type.String({ minLength: 9 }), Type.Null()]),
   /** After SIGTERM, how long `/readyz` answers 503 while requests are still served (the balancer drains). */
   shutdownDrainMs: Type.Integer({ minimum: 0, maximum: 120_000 }),
@@ -142,6 +144,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookWorker: blank(env.KOLLI_WEBHOOK_WORKER) !== '0',
     webhookConcurrency: int(env.KOLLI_WEBHOOK_CONCURRENCY, 32),
     webhookRetentionDays: int(env.KOLLI_WEBHOOK_RETENTION_DAYS, 30),
+    webhooksPerEventValue: int(env.KOLLI_WEBHOOKS_PER_EVENT_VALUE, 20),
     invoiceCron: blank(env.KOLLI_INVOICE_CRON) ?? null,
     // Behind a balancer (PostgreSQL: a fleet), long enough for its health checks to see the 503.
     shutdownDrainMs: int(env.KOLLI_SHUTDOWN_DRAIN_MS, blank(env.DATABASE_URL) ? 5000 : 0),

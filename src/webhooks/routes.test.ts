@@ -21,7 +21,8 @@ const CANCELLED_SHIPMENT = '70900010000000032';
 
 beforeAll(async () => {
   [open, closed] = await Promise.all([
-    buildTestApp({ env: { KOLLI_WEBHOOK_ALLOW_PRIVATE: '1' } }),
+    // This file registers many webhooks on customer 1000; the limit has its own test below.
+    buildTestApp({ env: { KOLLI_WEBHOOK_ALLOW_PRIVATE: '1', KOLLI_WEBHOOKS_PER_EVENT_VALUE: '1000' } }),
     buildTestApp(),
   ]);
   key = await open.keyFor({ customerNrs: ['1000'], scopes: ['webhooks'] });
@@ -271,6 +272,38 @@ describe('what a webhook listens to', () => {
     const text = await create(valid({ eventValueType: 'customer' }));
     expect(text.statusCode).toBe(400);
     expect(Object.keys(errorsOf(text.body))).toEqual(['eventValueType']);
+  });
+});
+
+describe('how many webhooks may listen to one eventValue', () => {
+  test('KOLLI_WEBHOOKS_PER_EVENT_VALUE registrations at most; a replace keeps its place, a delete frees it', async () => {
+    const limited = await buildTestApp({
+      env: { KOLLI_WEBHOOK_ALLOW_PRIVATE: '1', KOLLI_WEBHOOKS_PER_EVENT_VALUE: '2' },
+    });
+    try {
+      const k = await limited.keyFor({ customerNrs: ['1000', '2000'], scopes: ['webhooks'] });
+      const post = (over: Record<string, unknown> = {}) => create(valid(over), k, limited);
+      const first = json<{ uuid: string }>(await post());
+      expect((await post()).statusCode).toBe(200);
+      const third = await post({ url: 'https://127.0.0.1/other', secret: '' });
+      expect(third.statusCode).toBe(400);
+      // Reported with the request's other violations.
+      expect(Object.keys(json<{ errors: object }>(third).errors).sort()).toEqual(['eventValue', 'secret']);
+      expect(json<{ errors: Record<string, string[]> }>(third).errors.eventValue?.[0]).toMatch(/At most 2 /);
+      // Another eventValue has places of its own; a replace of one of the two keeps its place.
+      expect((await post({ eventValue: '2000' })).statusCode).toBe(200);
+      const replaced = await limited.app.inject({
+        method: 'PUT',
+        url: `/v1/Webhooks/${first.uuid}`,
+        headers: bearer(k),
+        payload: valid({ secret: 'a-new-secret' }),
+      });
+      expect(replaced.statusCode, replaced.body).toBe(200);
+      await limited.app.inject({ method: 'DELETE', url: `/v1/Webhooks/${first.uuid}`, headers: bearer(k) });
+      expect((await post()).statusCode).toBe(200);
+    } finally {
+      await limited.close();
+    }
   });
 });
 

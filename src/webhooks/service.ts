@@ -16,6 +16,12 @@ export interface WebhookDeps {
   db: Db;
   /** KOLLI_WEBHOOK_ALLOW_PRIVATE: loopback and private targets (and http on loopback) are allowed. */
   allowPrivate: boolean;
+  /**
+   * KOLLI_WEBHOOKS_PER_EVENT_VALUE: how many registrations may deliver the events of one eventValue.
+   * Each event goes to every one of them, so a client that registers again at every start of its own
+   * (a common slip) would otherwise multiply the deliveries, and the database's work, without end.
+   */
+  listenersPerEventValue: number;
   /** Tells which customer numbers exist (an admin may register for any existing customer). */
   customers: { existing(customerNrs: string[]): Promise<Set<string>> };
   /** Booking's read model: whose (not cancelled) shipment or parcel an `eventValue` names. */
@@ -53,7 +59,7 @@ export type WebhookService = ReturnType<typeof createWebhookService>;
 
 /** Registrations (`/v1/Webhooks`), their delivery history and test messages. */
 export function createWebhookService(deps: WebhookDeps) {
-  const { db, allowPrivate, customers } = deps;
+  const { db, allowPrivate, customers, listenersPerEventValue } = deps;
   const clock = deps.clock ?? (() => new Date());
   const engine = deps.engine ?? createDeliveryEngine({ db, allowPrivate, clock });
   const store = createWebhookStore(db);
@@ -106,10 +112,19 @@ export function createWebhookService(deps: WebhookDeps) {
   }
 
   /** Every rule of a create or replace request, all reported together; the values to store. */
-  async function checked(account: Account, body: WebhookRequest) {
+  async function checked(account: Account, body: WebhookRequest, replacing: string | null = null) {
     const now = clock();
     const v = new Violations();
     const customerNr = await ownerOf(account, body, v);
+    if (customerNr !== null) {
+      const target = { customerNr, eventValueType: body.eventValueType, eventValue: body.eventValue };
+      const listening = await store.listening(target, now, replacing);
+      v.check(
+        'eventValue',
+        listening < listenersPerEventValue,
+        `At most ${listenersPerEventValue} webhooks may listen to the same eventValue, and ${listening} do; delete or replace one of them.`,
+      );
+    }
 
     // `check` passes what the schema accepted: a refused url or secret is absent, and judged there.
     const urlIssue =
@@ -188,7 +203,7 @@ export function createWebhookService(deps: WebhookDeps) {
      */
     async replace(account: Account, id: string, body: WebhookRequest): Promise<WebhookRecord> {
       const existing = await visible(account, id);
-      const values = await checked(account, body);
+      const values = await checked(account, body, existing.id);
       const now = clock();
       const row = await store.replace(
         existing.id,

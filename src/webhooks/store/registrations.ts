@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, inArray, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { webhookAttempts, webhookDeliveries, webhooks } from '../tables';
 
@@ -21,6 +21,31 @@ export function createWebhookStore(db: Db) {
     async get(id: string): Promise<WebhookRow | null> {
       const [row] = await db.select().from(webhooks).where(eq(webhooks.id, id));
       return row ?? null;
+    },
+
+    /**
+     * How many registrations deliver the events of one eventValue at `now` (enabled, not expired),
+     * leaving out `except` (the one a replace is about to change).
+     */
+    async listening(
+      target: { customerNr: string; eventValueType: number; eventValue: string },
+      now: Date,
+      except: string | null,
+    ): Promise<number> {
+      const [row] = await db
+        .select({ n: count() })
+        .from(webhooks)
+        .where(
+          and(
+            eq(webhooks.customerNr, target.customerNr),
+            eq(webhooks.eventValueType, target.eventValueType),
+            eq(webhooks.eventValue, target.eventValue),
+            eq(webhooks.enabled, true),
+            gt(webhooks.expires, now),
+            except === null ? undefined : ne(webhooks.id, except),
+          ),
+        );
+      return row?.n ?? 0;
     },
 
     /** Registrations of the given customers (every customer's when `customerNrs` is null). */
