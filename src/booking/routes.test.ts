@@ -861,6 +861,36 @@ describe('return shipments', () => {
   const cancel = (id: string | null) =>
     ctx.app.inject({ method: 'DELETE', url: `/v2/Shipment/${id}`, headers: bearer(key) });
 
+  test("a return shipment's numbers never repeat its original's, chosen from the carrier's range", async () => {
+    // The original takes numbers Kolli holds next; its return is drawn in the same write, and goes
+    // round them at once (not by failing on them and writing again).
+    const drawn = json<UpdateResult>(await post(booking({ ShipmentStatus: 'Draft' })));
+    const prefix = ctx.config.gs1Prefix;
+    const nextGsin = gsin(prefix, BigInt(drawn.ShipmentId.slice(prefix.length, 16)) + 2n);
+    const lastParcel = BigInt(String(drawn.ParcelIds.at(-1)).slice(prefix.length + 1, 17));
+    const res = await post(
+      booking({
+        ProductCode: 'HE',
+        DeliveryType: 0,
+        ShouldGenerateReturnShipment: true,
+        RecipientCompanyName: undefined,
+        ShipmentId: gsin(prefix, BigInt(drawn.ShipmentId.slice(prefix.length, 16)) + 1n),
+        Parcels: [
+          { ParcelId: sscc(prefix, lastParcel + 1n), Weight: 2 },
+          { ParcelId: sscc(prefix, lastParcel + 3n), Weight: 3 },
+        ],
+      }),
+    );
+    expect(res.statusCode, res.body).toBe(201);
+    const { ReturnShipmentId } = json<UpdateResult>(res);
+    expect(ReturnShipmentId).toBe(nextGsin);
+    const returned = json<{ ParcelId: string }[]>(await read(String(ReturnShipmentId)));
+    expect(returned.map((r) => r.ParcelId)).toEqual([
+      sscc(prefix, lastParcel + 2n),
+      sscc(prefix, lastParcel + 4n),
+    ]);
+  });
+
   test('cancelling the shipment cancels its return shipment too', async () => {
     const { ShipmentId, ReturnShipmentId } = await bookWithReturn();
     expect((await cancel(ShipmentId)).statusCode).toBe(204);

@@ -24,9 +24,11 @@ export type BookingService = ReturnType<typeof createBookingService>;
 const PRICE_ATTEMPTS = 6;
 /**
  * How often a new shipment is written when its ids collide: a customer-given id another request
- * created at the same moment, or a generated one a client booked after its block was drawn.
+ * created at the same moment, or a generated one a client booked after its block was drawn. Each
+ * retry first reads again what is booked of the numbers in hand, so only a client that books the
+ * very next numbers between that reading and the write, every time, could exhaust them.
  */
-const ID_ATTEMPTS = 3;
+const ID_ATTEMPTS = 10;
 
 /**
  * Booking owns the shipment and its parcels: every other domain reads them through the functions
@@ -61,7 +63,9 @@ export function createBookingService(deps: BookingDeps) {
       // A generated id a client booked after its block was drawn: the serials in hand are read again
       // and the retry draws past it (store/serials.ts). A customer-given ParcelId another shipment
       // took meanwhile: the retry names it (400).
-      for (let attempt = 0; ; attempt++) {
+      let priceAttempts = 0;
+      let idAttempts = 0;
+      for (;;) {
         try {
           const priced = v.empty ? await priceAhead(deps, body, checked) : null;
           const write = (tx: DbOrTx) => writer.apply(tx, body, checked, new Violations(v), options, priced);
@@ -77,8 +81,8 @@ export function createBookingService(deps: BookingDeps) {
           return outcome;
         } catch (e) {
           if (
-            attempt < ID_ATTEMPTS - 1 &&
-            (isUniqueViolation(e, 'shipments_pkey') || isUniqueViolation(e, 'parcels_parcel_id_idx'))
+            (isUniqueViolation(e, 'shipments_pkey') || isUniqueViolation(e, 'parcels_parcel_id_idx')) &&
+            ++idAttempts < ID_ATTEMPTS
           ) {
             await serials.refresh(db);
             continue;
@@ -86,7 +90,7 @@ export function createBookingService(deps: BookingDeps) {
           // The parcels changed between pricing and writing (a concurrent update): price again, and
           // after a few tries answer a conflict the client can retry rather than wait on and on.
           if (e instanceof StaleQuote) {
-            if (attempt < PRICE_ATTEMPTS - 1) continue;
+            if (++priceAttempts < PRICE_ATTEMPTS) continue;
             throw new DomainError(
               'conflict',
               'shipment_changed',
@@ -107,7 +111,7 @@ export function createBookingService(deps: BookingDeps) {
             throw new DomainError(
               'conflict',
               'parcel_id_taken',
-              'A ParcelId of this request was taken by another shipment at the same moment; try again.',
+              'A ParcelId of this request, or one drawn for it, was taken by another shipment at the same moment; try again.',
             );
           }
           throw e;

@@ -90,7 +90,9 @@ export function createShipmentWriter({
     price: FrozenPrice | null,
     deliveryDate: string | null,
   ): Promise<ReturnShipment> {
-    const drawn = await serials.take(tx, true, parcels.length);
+    // Written with its original, whose ids a customer may have chosen from the carrier's range.
+    const held = new Set([original.id, ...parcels.map((p) => p.parcelId)]);
+    const drawn = await serials.take(tx, true, parcels.length, held);
     const id = gsin(prefix, drawn.shipment ?? 0n);
     const addresses = returnAddresses(original.addresses);
     const returnParcels = parcels.map((p, i) => ({

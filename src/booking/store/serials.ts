@@ -130,13 +130,13 @@ export function createSerialSource(companyPrefix: string) {
   });
   return {
     /**
-     * A new shipment serial (when `shipment`) and `count` parcel serials, none making an id of
-     * `heldParcelIds` (the parcels the shipment holds already, which a customer may have numbered
-     * from the carrier's range).
+     * A new shipment serial (when `shipment`) and `count` parcel serials, none making an id of `held`:
+     * the ids the write holds already, not yet committed (a customer may number a shipment or its
+     * parcels from the carrier's range, and a return shipment is written with its original).
      */
-    async take(db: DbOrTx, shipment: boolean, count: number, heldParcelIds = NONE) {
-      const [serial] = shipment ? await shipmentIds.take(db, 1) : [];
-      return { shipment: serial ?? null, parcels: await parcelIds.take(db, count, heldParcelIds) };
+    async take(db: DbOrTx, shipment: boolean, count: number, held = NONE) {
+      const [serial] = shipment ? await shipmentIds.take(db, 1, held) : [];
+      return { shipment: serial ?? null, parcels: await parcelIds.take(db, count, held) };
     },
     /** After a write failed on a generated id a client booked meanwhile: the blocks in hand read again. */
     async refresh(db: DbOrTx): Promise<void> {
