@@ -292,15 +292,43 @@ describe('how many webhooks may listen to one eventValue', () => {
       expect(json<{ errors: Record<string, string[]> }>(third).errors.eventValue?.[0]).toMatch(/At most 2 /);
       // Another eventValue has places of its own; a replace of one of the two keeps its place.
       expect((await post({ eventValue: '2000' })).statusCode).toBe(200);
-      const replaced = await limited.app.inject({
-        method: 'PUT',
-        url: `/v1/Webhooks/${first.uuid}`,
-        headers: bearer(k),
-        payload: valid({ secret: 'a-new-secret' }),
-      });
+      const put = (id: string, over: Record<string, unknown> = {}) =>
+        limited.app.inject({
+          method: 'PUT',
+          url: `/v1/Webhooks/${id}`,
+          headers: bearer(k),
+          payload: valid(over),
+        });
+      const replaced = await put(first.uuid, { secret: 'a-new-secret' });
       expect(replaced.statusCode, replaced.body).toBe(200);
-      await limited.app.inject({ method: 'DELETE', url: `/v1/Webhooks/${first.uuid}`, headers: bearer(k) });
-      expect((await post()).statusCode).toBe(200);
+      // Also when the schema refuses part of the replace: its rules know which one it names.
+      expect(Object.keys(json<{ errors: object }>(await put(first.uuid, { secret: '' })).errors)).toEqual([
+        'secret',
+      ]);
+      // A disabled registration delivers nothing and holds no place; enabled again by a replace, it
+      // needs one.
+      await limited.database.db.update(webhooks).set({ enabled: false }).where(eq(webhooks.id, first.uuid));
+      const instead = json<{ uuid: string }>(await post());
+      expect(instead.uuid).toBeTruthy();
+      expect(Object.keys(json<{ errors: object }>(await put(first.uuid)).errors)).toEqual(['eventValue']);
+      await limited.app.inject({ method: 'DELETE', url: `/v1/Webhooks/${instead.uuid}`, headers: bearer(k) });
+      expect((await put(first.uuid)).statusCode).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  test('registrations made at the same moment do not all take the last place', async () => {
+    const limited = await buildTestApp({
+      env: { KOLLI_WEBHOOK_ALLOW_PRIVATE: '1', KOLLI_WEBHOOKS_PER_EVENT_VALUE: '2' },
+    });
+    try {
+      const k = await limited.keyFor({ customerNrs: ['1000'], scopes: ['webhooks'] });
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () => create(valid(), k, limited).then((r) => r.statusCode)),
+      );
+      expect(answers.filter((s) => s === 200)).toHaveLength(2);
+      expect(answers.filter((s) => s === 400)).toHaveLength(8);
     } finally {
       await limited.close();
     }

@@ -44,7 +44,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService
   // Rules on what the schema accepted, so one 400 lists both (http/domain-rules.ts).
   const withRules = {
     ...config,
-    domainRules: rulesOf<WebhookRequest>((body, request) => webhooks.check(request.account, body)),
+    // A replace names its registration, which keeps its own place among its eventValue's.
+    domainRules: rulesOf<WebhookRequest>((body, request) =>
+      webhooks.check(request.account, body, (request.params as { webhookId?: string }).webhookId ?? null),
+    ),
   };
 
   app.post(

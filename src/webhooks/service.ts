@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { type Account, assertCanActFor, canActFor, isAdmin } from '../auth/access';
 import type { Db } from '../db/client';
-import { DomainError, notFound, Violations } from '../lib/errors';
+import { DomainError, notFound, ValidationFailed, Violations } from '../lib/errors';
 import { formatOslo } from '../lib/oslo-time';
 import { createDeliveryEngine, type DeliveryEngine } from './delivery';
 import { checkCustomHeaders } from './headers';
 import type { DeliveriesResponse, TestResult, WebhookRecord, WebhookRequest } from './schemas';
 import { secretProblem } from './signing';
 import { countByStatus } from './store/deliveries';
-import { createWebhookStore, type WebhookRow } from './store/registrations';
+import { createWebhookStore, type WebhookRow, type WebhookStore } from './store/registrations';
 import { addMonths, formatWithOffset, parseDateTime } from './times';
 import { type Lookup, urlProblem } from './url-guard';
 
@@ -111,6 +111,28 @@ export function createWebhookService(deps: WebhookDeps) {
     return null;
   }
 
+  const fullMessage = (listening: number) =>
+    `At most ${listenersPerEventValue} webhooks may listen to the same eventValue, and ${listening} do; delete or replace one of them.`;
+
+  /**
+   * Writes a registration unless its eventValue is full: counted again and written under a lock of
+   * that eventValue, so registrations made at the same moment cannot all take the last place.
+   */
+  function withinLimit(
+    values: { customerNr: string; eventValueType: number; eventValue: string },
+    replacing: string | null,
+    write: (locked: WebhookStore) => Promise<WebhookRow | null>,
+  ): Promise<WebhookRow | null> {
+    return db.transaction(async (tx) => {
+      const locked = createWebhookStore(tx);
+      await locked.lockListeners(values);
+      const listening = await locked.listening(values, clock(), replacing);
+      if (listening >= listenersPerEventValue)
+        throw new ValidationFailed({ eventValue: [fullMessage(listening)] });
+      return write(locked);
+    });
+  }
+
   /** Every rule of a create or replace request, all reported together; the values to store. */
   async function checked(account: Account, body: WebhookRequest, replacing: string | null = null) {
     const now = clock();
@@ -119,11 +141,7 @@ export function createWebhookService(deps: WebhookDeps) {
     if (customerNr !== null) {
       const target = { customerNr, eventValueType: body.eventValueType, eventValue: body.eventValue };
       const listening = await store.listening(target, now, replacing);
-      v.check(
-        'eventValue',
-        listening < listenersPerEventValue,
-        `At most ${listenersPerEventValue} webhooks may listen to the same eventValue, and ${listening} do; delete or replace one of them.`,
-      );
+      v.check('eventValue', listening < listenersPerEventValue, fullMessage(listening));
     }
 
     // `check` passes what the schema accepted: a refused url or secret is absent, and judged there.
@@ -168,9 +186,12 @@ export function createWebhookService(deps: WebhookDeps) {
     /** Shared with the worker loop, so test messages and deliveries use one client and one guard. */
     engine,
 
-    /** The rules of a create or replace request alone, writing nothing (throws `ValidationFailed`). */
-    async check(account: Account, body: WebhookRequest): Promise<void> {
-      await checked(account, body);
+    /**
+     * The rules of a create or replace request alone, writing nothing (throws `ValidationFailed`);
+     * `replacing` is the id a replace names (which keeps its own place among an eventValue's).
+     */
+    async check(account: Account, body: WebhookRequest, replacing: string | null = null): Promise<void> {
+      await checked(account, body, replacing?.toLowerCase() ?? null);
     },
 
     /** `POST /v1/Webhooks`. */
@@ -178,7 +199,10 @@ export function createWebhookService(deps: WebhookDeps) {
       const values = await checked(account, body);
       // listeningSince is the database's time, as the outbox rows' is: a registration hears the
       // events written after it.
-      const row = await store.insert({ id: randomUUID(), ...values, createdByKey: account.keyId });
+      const row = await withinLimit(values, null, (locked) =>
+        locked.insert({ id: randomUUID(), ...values, createdByKey: account.keyId }),
+      );
+      if (!row) throw new Error('webhook insert returned no row'); // unreachable
       return recordOf(row);
     },
 
@@ -205,17 +229,19 @@ export function createWebhookService(deps: WebhookDeps) {
       const existing = await visible(account, id);
       const values = await checked(account, body, existing.id);
       const now = clock();
-      const row = await store.replace(
-        existing.id,
-        {
-          ...values,
-          enabled: true,
-          disabledAt: null,
-          disabledReason: null,
-          failingSince: null,
-          updatedAt: now,
-        },
-        now,
+      const row = await withinLimit(values, existing.id, (locked) =>
+        locked.replace(
+          existing.id,
+          {
+            ...values,
+            enabled: true,
+            disabledAt: null,
+            disabledReason: null,
+            failingSince: null,
+            updatedAt: now,
+          },
+          now,
+        ),
       );
       if (!row) throw notFound(`Webhook ${id}`);
       return recordOf(row);

@@ -1,5 +1,5 @@
 import { and, asc, count, desc, eq, gt, inArray, ne, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client';
+import type { DbOrTx } from '../../db/client';
 import { webhookAttempts, webhookDeliveries, webhooks } from '../tables';
 
 export type WebhookRow = typeof webhooks.$inferSelect;
@@ -10,7 +10,7 @@ export type AttemptRow = typeof webhookAttempts.$inferSelect;
 export type WebhookStore = ReturnType<typeof createWebhookStore>;
 
 /** Drizzle queries of the webhook registrations and their delivery history. */
-export function createWebhookStore(db: Db) {
+export function createWebhookStore(db: DbOrTx) {
   return {
     async insert(row: NewWebhook): Promise<WebhookRow> {
       const [created] = await db.insert(webhooks).values(row).returning();
@@ -21,6 +21,15 @@ export function createWebhookStore(db: Db) {
     async get(id: string): Promise<WebhookRow | null> {
       const [row] = await db.select().from(webhooks).where(eq(webhooks.id, id));
       return row ?? null;
+    },
+
+    /**
+     * Holds the registrations of one eventValue against other writers until the transaction ends
+     * (`db` must be one), so that counting them and writing one are one step.
+     */
+    async lockListeners(target: { customerNr: string; eventValueType: number; eventValue: string }) {
+      const name = `webhooks:${target.customerNr}:${target.eventValueType}:${target.eventValue}`;
+      await db.execute(sql`select pg_advisory_xact_lock(hashtext(${name}))`);
     },
 
     /**
