@@ -799,15 +799,18 @@ describe('updates', () => {
 });
 
 describe('return shipments', () => {
+  /** A publishable HE booking (or `ProductCode` HJ) to a private recipient, with its return generated. */
+  const withReturn = (over: Body = {}) =>
+    booking({
+      ProductCode: 'HE',
+      DeliveryType: 0,
+      ShouldGenerateReturnShipment: true,
+      RecipientCompanyName: undefined,
+      ...over,
+    });
+
   test('HE with ShouldGenerateReturnShipment creates a linked return with sender and recipient swapped', async () => {
-    const res = await post(
-      booking({
-        ProductCode: 'HE',
-        DeliveryType: 0,
-        ShouldGenerateReturnShipment: true,
-        RecipientCompanyName: undefined,
-      }),
-    );
+    const res = await post(withReturn());
     expect(res.statusCode).toBe(201);
     const { ShipmentId, ReturnShipmentId } = json<UpdateResult>(res);
     expect(ReturnShipmentId && isGsin(ReturnShipmentId)).toBe(true);
@@ -847,17 +850,7 @@ describe('return shipments', () => {
   });
 
   /** A published HJ shipment with its generated return shipment. */
-  const bookWithReturn = async () =>
-    json<UpdateResult>(
-      await post(
-        booking({
-          ProductCode: 'HJ',
-          DeliveryType: 0,
-          ShouldGenerateReturnShipment: true,
-          RecipientCompanyName: undefined,
-        }),
-      ),
-    );
+  const bookWithReturn = async () => json<UpdateResult>(await post(withReturn({ ProductCode: 'HJ' })));
   const cancel = (id: string | null) =>
     ctx.app.inject({ method: 'DELETE', url: `/v2/Shipment/${id}`, headers: bearer(key) });
 
@@ -869,11 +862,7 @@ describe('return shipments', () => {
     const nextGsin = gsin(prefix, BigInt(drawn.ShipmentId.slice(prefix.length, 16)) + 2n);
     const lastParcel = BigInt(String(drawn.ParcelIds.at(-1)).slice(prefix.length + 1, 17));
     const res = await post(
-      booking({
-        ProductCode: 'HE',
-        DeliveryType: 0,
-        ShouldGenerateReturnShipment: true,
-        RecipientCompanyName: undefined,
+      withReturn({
         ShipmentId: gsin(prefix, BigInt(drawn.ShipmentId.slice(prefix.length, 16)) + 1n),
         Parcels: [
           { ParcelId: sscc(prefix, lastParcel + 1n), Weight: 2 },
