@@ -118,11 +118,11 @@ export function createWebhookService(deps: WebhookDeps) {
    * Writes a registration unless its eventValue is full: counted again and written under a lock of
    * that eventValue, so registrations made at the same moment cannot all take the last place.
    */
-  function withinLimit(
+  function withinLimit<T>(
     values: { customerNr: string; eventValueType: number; eventValue: string },
     replacing: string | null,
-    write: (locked: WebhookStore) => Promise<WebhookRow | null>,
-  ): Promise<WebhookRow | null> {
+    write: (locked: WebhookStore) => Promise<T>,
+  ): Promise<T> {
     return db.transaction(async (tx) => {
       const locked = createWebhookStore(tx);
       await locked.lockListeners(values);
@@ -202,7 +202,6 @@ export function createWebhookService(deps: WebhookDeps) {
       const row = await withinLimit(values, null, (locked) =>
         locked.insert({ id: randomUUID(), ...values, createdByKey: account.keyId }),
       );
-      if (!row) throw new Error('webhook insert returned no row'); // unreachable
       return recordOf(row);
     },
 
