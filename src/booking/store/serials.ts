@@ -63,7 +63,6 @@ function blockSource(sequence: string, ids: IdColumn) {
     for (const id of booked) if (/^\d+$/.test(id)) taken.add(BigInt(id.slice(ids.head.length, -1)));
   };
   const width = ids.length - ids.head.length - 1;
-  const pad = (serial: bigint) => `${ids.head}${String(serial).padStart(width, '0')}`;
   const idInSql = (serial: SQL) => sql`${ids.head} || lpad((${serial})::text, ${width}::int, '0')`;
   const last = sql.raw(String(SERIAL_BLOCK - 1));
   return {
@@ -99,7 +98,9 @@ function blockSource(sequence: string, ids: IdColumn) {
     /** Reads again which ids of the blocks in hand are booked: after a write failed on one. */
     async refresh(db: DbOrTx): Promise<void> {
       if (hand.length === 0) return;
-      const ranges = hand.map((b) => between(ids.column, `${pad(b.next)}0`, `${pad(b.end - 1n)}9`));
+      // An id without its check digit, then any check digit: the range of a block's ids.
+      const body = (serial: bigint) => ids.idOf(serial).slice(0, -1);
+      const ranges = hand.map((b) => between(ids.column, `${body(b.next)}0`, `${body(b.end - 1n)}9`));
       const rows = await db
         .select({ id: ids.column })
         .from(ids.column.table)
