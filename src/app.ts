@@ -1,4 +1,3 @@
-import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import underPressure from '@fastify/under-pressure';
@@ -262,7 +261,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       sendProblem(reply, 503, { detail: 'The server is overloaded; try again shortly.' });
     },
   });
-  await app.register(formbody);
   await app.register(metricsPlugin, {
     production: isProduction(config),
     metricsPort: config.metricsPort,

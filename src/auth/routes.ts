@@ -1,3 +1,4 @@
+import formbody from '@fastify/formbody';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { authErrors } from '../http/schemas';
@@ -63,6 +64,9 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{
   auth: AuthService;
   failures: FailureThrottle;
 }> = async (app, { auth, failures }) => {
+  // Form bodies are RFC 6749's for this endpoint only; registered in its own context, every other
+  // route keeps refusing them as 415 (CONTRACT §4), so a cross-site form post reaches nothing.
+  await app.register(formbody);
   // What the API's layers answer as a problem (the parser, the schema, the rate limit, a fault) an
   // OAuth client reads as RFC 6749's error object too: it looks for `error`, not `errors`.
   app.addHook('onSend', async (_request, reply, payload) => {

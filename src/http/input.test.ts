@@ -412,6 +412,26 @@ describe('content types', () => {
     }
   });
 
+  test('a form body is a 415 everywhere but the token endpoint, and writes nothing', async () => {
+    const form = { ...bearer(key), 'content-type': 'application/x-www-form-urlencoded' };
+    const webhook = await ctx.app.inject({
+      method: 'POST',
+      url: '/v1/Webhooks',
+      headers: form,
+      payload: `eventValue=1000&eventValueType=3&url=https://93.184.215.14/x&secret=abcdefghijklmnopqrstuvwxyz123456`,
+    });
+    expectProblem(webhook, 415);
+    const listed = await ctx.app.inject({ method: 'GET', url: '/v1/Webhooks', headers: bearer(key) });
+    expect(json<unknown[]>(listed)).toEqual([]);
+    const booking = await ctx.app.inject({
+      method: 'POST',
+      url: '/Shipment/Update',
+      headers: form,
+      payload: 'ShipmentStatus=Draft',
+    });
+    expectProblem(booking, 415);
+  });
+
   test('an empty body labelled JSON is no body: a DELETE from a client that labels every request works', async () => {
     const booked = await ctx.app.inject({
       method: 'POST',
