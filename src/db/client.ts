@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
@@ -47,10 +47,20 @@ export interface OpenOptions {
   pglite?: PGliteOptions;
 }
 
+/**
+ * Creates `dir` (and any missing parent) for the server's user alone, and takes an existing one back
+ * to that: PGlite writes its WAL and catalogue readable by everyone, and they hold webhook secrets and
+ * the token-signing secret in clear. PostgreSQL itself refuses a data directory others can enter.
+ */
+function ownerOnly(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+}
+
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   if (options.url) return openPostgres(options.url, options);
   const dataDir = options.dataDir === null ? undefined : join(options.dataDir, 'pgdata');
-  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  if (dataDir) ownerOnly(dataDir);
   const unlock = options.dataDir === null ? () => {} : lockDataDir(options.dataDir);
   const client = await PGlite.create({ ...options.pglite, ...(dataDir ? { dataDir } : {}) }).catch((err) => {
     unlock();
