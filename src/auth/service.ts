@@ -56,7 +56,7 @@ export function createAuthService(deps: { db: Db; config: Config }) {
   const store = createAuthStore(deps.db);
   // `null` caches "unknown or revoked" too, so a flood of bad keys does not reach the database.
   const byHash = new LRUCache<string, Account | 'none'>({ max: 10_000, ttl: KEY_CACHE_MS });
-  const byId = new LRUCache<string, boolean>({ max: 10_000, ttl: KEY_CACHE_MS });
+  const byId = new LRUCache<string, Account | 'none'>({ max: 10_000, ttl: KEY_CACHE_MS });
   let secret: Promise<Uint8Array> | undefined;
   /** Counts revocations through this process, so what was cached before one is not trusted after it. */
   let revocations = 0;
@@ -83,12 +83,14 @@ export function createAuthService(deps: { db: Db; config: Config }) {
     return secret;
   };
 
-  async function keyIsActive(id: string): Promise<boolean> {
+  /** The account of the unrevoked key `id`, or null. */
+  async function keyAccount(id: string): Promise<Account | null> {
     const cached = byId.get(id);
-    if (cached !== undefined) return cached;
-    const active = (await store.activeKeyById(id)) !== null;
-    byId.set(id, active);
-    return active;
+    if (cached !== undefined) return cached === 'none' ? null : cached;
+    const row = await store.activeKeyById(id);
+    const account = row ? toAccount(row) : null;
+    byId.set(id, account ?? 'none');
+    return account;
   }
 
   async function accountFromToken(token: string): Promise<Account | null> {
@@ -97,15 +99,9 @@ export function createAuthService(deps: { db: Db; config: Config }) {
         issuer: 'kolli',
         algorithms: ['HS256'],
       });
-      const keyId = payload.sub;
-      if (!keyId || !(await keyIsActive(keyId))) return null;
-      const scopes = String(payload.scope ?? '').split(' ');
-      return {
-        keyId,
-        name: String(payload.name ?? keyId),
-        scopes: new Set(scopes.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s))),
-        customerNrs: new Set(Array.isArray(payload.cns) ? payload.cns.map(String) : []),
-      };
+      // The key's own scopes and customers, not the token's claims (which say the same when the token
+      // was issued): a signing secret that leaked cannot mint rights no key holds.
+      return payload.sub ? await keyAccount(payload.sub) : null;
     } catch (e) {
       if (e instanceof joseErrors.JOSEError) return null;
       throw e;

@@ -1,3 +1,4 @@
+import { SignJWT } from 'jose';
 import { describe, expect, test, vi } from 'vitest';
 import { loadConfig } from '../config';
 import type { Db } from '../db/client';
@@ -33,5 +34,30 @@ describe('the token signing secret', () => {
     const { access_token } = await auth.issueToken(row.id, KEY);
     expect((await auth.authenticate(access_token))?.keyId).toBe(row.id);
     expect(tokenSecret).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('access tokens', () => {
+  test("a token carries its key's rights, whatever its claims say", async () => {
+    // Signed with the real secret (as one that leaked would be), claiming admin and another customer.
+    tokenSecret.mockResolvedValue('s'.repeat(48));
+    const auth = createAuthService({ db: {} as Db, config: loadConfig({}) });
+    const forged = await new SignJWT({ scope: 'admin price', cns: ['1000', '2000'], name: 'Test' })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(row.id)
+      .setIssuer('kolli')
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode('s'.repeat(48)));
+    const account = await auth.authenticate(forged);
+    expect([...(account?.scopes ?? [])]).toEqual(['price']);
+    expect([...(account?.customerNrs ?? [])]).toEqual(['1000']);
+    // And a token for a key that is not (or no longer) stored is nothing.
+    const orphan = await new SignJWT({ scope: 'admin' })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject('key-gone')
+      .setIssuer('kolli')
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode('s'.repeat(48)));
+    expect(await auth.authenticate(orphan)).toBeNull();
   });
 });
