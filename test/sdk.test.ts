@@ -120,6 +120,44 @@ describe('through the SDK', () => {
     expect(JSON.stringify(listed)).toContain(shipmentId);
   });
 
+  test('prices per parcel through the query: lists of objects indexed, lists of values repeated', async () => {
+    // openapi-fetch's own serializer threw on `Parcels`; the server reads them as ASP.NET does.
+    const query = {
+      Customernr: '1000',
+      SenderZip: '0154',
+      ReceiverZip: '5003',
+      ProductCode: '43',
+      Weight: 42,
+      Parcels: [
+        { Weight: 12, Length: 60, Width: 40, Height: 30 },
+        { Weight: 30, Length: 120, Width: 80, Height: 60 },
+      ],
+      Services: ['16', '35'],
+    };
+    const priced = await orThrow(kolli.GET('/v3/Calculate/', { params: { query } }));
+    const byHand = await ctx.app.inject({
+      url: '/v3/Calculate/?Customernr=1000&SenderZip=0154&ReceiverZip=5003&ProductCode=43&Weight=42&Parcels[0].Weight=12&Parcels[0].Length=60&Parcels[0].Width=40&Parcels[0].Height=30&Parcels[1].Weight=30&Parcels[1].Length=120&Parcels[1].Width=80&Parcels[1].Height=60&Services=16&Services=35',
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
+    expect(byHand.statusCode, byHand.body).toBe(200);
+    expect(priced).toEqual(byHand.json());
+    const v2 = await orThrow(
+      kolli.GET('/v2/PriceCalculator', {
+        params: {
+          query: {
+            customer_nr: '1000',
+            sender_zip: '0154',
+            receiver_zip: '5003',
+            product_type: '43',
+            weight: 42,
+            parcels: [{ weight: 12 }, { weight: 30 }],
+          },
+        },
+      }),
+    );
+    expect(v2).toBeTruthy();
+  });
+
   test('labels come as bytes with parseAs; a 304 to a conditional read throws and says so', async () => {
     const printer = createKolliClient({
       baseUrl,
