@@ -1245,7 +1245,16 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description Requests a minute this key may make. */
+        "X-RateLimit-Limit": number;
+        /** @description Requests left in the current minute. */
+        "X-RateLimit-Remaining": number;
+        /** @description Seconds until the count starts again. */
+        "X-RateLimit-Reset": number;
+        /** @description The request’s id: the caller’s own when it sent a sane one, else generated; problem bodies give it as `traceId`, and the server’s log names it. */
+        "X-Request-Id": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1267,6 +1276,10 @@ export interface operations {
             /** @description A page of keys with their names, scopes and customer numbers, never the keys themselves; `Link: <…>; rel="next"` while there are more. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1287,6 +1300,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1296,6 +1310,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1305,6 +1320,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1316,6 +1332,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1327,6 +1344,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1355,6 +1373,10 @@ export interface operations {
             /** @description The key, shown once. */
             201: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1377,6 +1399,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1386,6 +1409,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1395,6 +1419,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1404,6 +1429,7 @@ export interface operations {
             /** @description The body is larger than the server accepts. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1413,6 +1439,7 @@ export interface operations {
             /** @description The body’s media type is not accepted. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1424,6 +1451,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1435,6 +1463,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1457,6 +1486,10 @@ export interface operations {
             /** @description The key is revoked. */
             204: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1464,6 +1497,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1473,6 +1507,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1482,6 +1517,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1491,6 +1527,7 @@ export interface operations {
             /** @description Not found, or not visible to this key. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1502,6 +1539,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1513,6 +1551,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1539,6 +1578,10 @@ export interface operations {
             /** @description The newest changes first, and the cursor of the next page. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1570,6 +1613,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1579,6 +1623,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1588,6 +1633,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1599,6 +1645,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1610,6 +1657,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1630,6 +1678,10 @@ export interface operations {
             /** @description The catalogue. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1687,6 +1739,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1696,6 +1749,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1707,6 +1761,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1718,6 +1773,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1790,6 +1846,10 @@ export interface operations {
             /** @description What was loaded. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1802,6 +1862,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1811,6 +1872,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1820,6 +1882,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1829,6 +1892,7 @@ export interface operations {
             /** @description The body is larger than the server accepts. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1838,6 +1902,7 @@ export interface operations {
             /** @description The body’s media type is not accepted. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1849,6 +1914,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1860,6 +1926,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1885,6 +1952,10 @@ export interface operations {
             /** @description A page of customers; `Link: <…>; rel="next"` while there are more. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1916,6 +1987,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1925,6 +1997,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1934,6 +2007,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1945,6 +2019,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1956,6 +2031,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1995,6 +2071,10 @@ export interface operations {
             /** @description The customer. */
             201: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2026,6 +2106,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2035,6 +2116,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2044,6 +2126,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2053,6 +2136,7 @@ export interface operations {
             /** @description Conflict with the resource’s current state. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2062,6 +2146,7 @@ export interface operations {
             /** @description The body is larger than the server accepts. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2071,6 +2156,7 @@ export interface operations {
             /** @description The body’s media type is not accepted. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2082,6 +2168,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2093,6 +2180,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2133,6 +2221,10 @@ export interface operations {
             /** @description The corrected customer. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2164,6 +2256,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2173,6 +2266,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2182,6 +2276,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2191,6 +2286,7 @@ export interface operations {
             /** @description Not found, or not visible to this key. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2200,6 +2296,7 @@ export interface operations {
             /** @description The body is larger than the server accepts. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2209,6 +2306,7 @@ export interface operations {
             /** @description The body’s media type is not accepted. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2220,6 +2318,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2231,6 +2330,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2251,6 +2351,10 @@ export interface operations {
             /** @description The exchange-rate tables. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2268,6 +2372,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2277,6 +2382,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2288,6 +2394,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2299,6 +2406,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2331,6 +2439,10 @@ export interface operations {
             /** @description The loaded table. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2348,6 +2460,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2357,6 +2470,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2366,6 +2480,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2375,6 +2490,7 @@ export interface operations {
             /** @description The body is larger than the server accepts. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2384,6 +2500,7 @@ export interface operations {
             /** @description The body’s media type is not accepted. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2395,6 +2512,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2406,6 +2524,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2434,6 +2553,10 @@ export interface operations {
             /** @description The credit note. */
             201: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2447,6 +2570,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2456,6 +2580,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2465,6 +2590,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2474,6 +2600,7 @@ export interface operations {
             /** @description The body is larger than the server accepts. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2483,6 +2610,7 @@ export interface operations {
             /** @description The body’s media type is not accepted. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2494,6 +2622,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2505,6 +2634,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2532,6 +2662,10 @@ export interface operations {
             /** @description The invoices issued. */
             201: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2548,6 +2682,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2557,6 +2692,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2566,6 +2702,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2575,6 +2712,7 @@ export interface operations {
             /** @description The body is larger than the server accepts. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2584,6 +2722,7 @@ export interface operations {
             /** @description The body’s media type is not accepted. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2595,6 +2734,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2606,6 +2746,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2644,6 +2785,10 @@ export interface operations {
             /** @description What was loaded. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2655,6 +2800,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2664,6 +2810,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2673,6 +2820,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2682,6 +2830,7 @@ export interface operations {
             /** @description The body is larger than the server accepts. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2691,6 +2840,7 @@ export interface operations {
             /** @description The body’s media type is not accepted. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2702,6 +2852,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2713,6 +2864,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2751,6 +2903,10 @@ export interface operations {
             /** @description What was loaded, withdrawn and retired. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2769,6 +2925,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2778,6 +2935,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2787,6 +2945,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2796,6 +2955,7 @@ export interface operations {
             /** @description Conflict with the resource’s current state. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2805,6 +2965,7 @@ export interface operations {
             /** @description The body is larger than the server accepts. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2814,6 +2975,7 @@ export interface operations {
             /** @description The body’s media type is not accepted. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2825,6 +2987,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2836,6 +2999,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2856,6 +3020,10 @@ export interface operations {
             /** @description The tariff versions. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2875,6 +3043,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2884,6 +3053,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2895,6 +3065,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2906,6 +3077,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3011,6 +3183,10 @@ export interface operations {
             /** @description The loaded version. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3030,6 +3206,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3039,6 +3216,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3048,6 +3226,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3057,6 +3236,7 @@ export interface operations {
             /** @description The body is larger than the server accepts. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3066,6 +3246,7 @@ export interface operations {
             /** @description The body’s media type is not accepted. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3077,6 +3258,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3088,6 +3270,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3110,6 +3293,10 @@ export interface operations {
             /** @description The tariff document. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3200,6 +3387,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3209,6 +3397,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3218,6 +3407,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3227,6 +3417,7 @@ export interface operations {
             /** @description Not found, or not visible to this key. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3238,6 +3429,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3249,6 +3441,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3271,6 +3464,10 @@ export interface operations {
             /** @description The version is withdrawn. */
             204: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3278,6 +3475,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3287,6 +3485,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3296,6 +3495,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3305,6 +3505,7 @@ export interface operations {
             /** @description Not found, or not visible to this key. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3314,6 +3515,7 @@ export interface operations {
             /** @description Conflict with the resource’s current state. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3325,6 +3527,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3336,6 +3539,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3381,6 +3585,10 @@ export interface operations {
             /** @description What was loaded. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3395,6 +3603,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3404,6 +3613,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3413,6 +3623,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3422,6 +3633,7 @@ export interface operations {
             /** @description The body is larger than the server accepts. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3431,6 +3643,7 @@ export interface operations {
             /** @description The body’s media type is not accepted. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3442,6 +3655,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3453,6 +3667,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3484,6 +3699,10 @@ export interface operations {
             /** @description The access token. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3498,6 +3717,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3510,6 +3730,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3522,6 +3743,7 @@ export interface operations {
             /** @description The body is larger than the server accepts. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3534,6 +3756,7 @@ export interface operations {
             /** @description The body’s media type is not accepted. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3548,6 +3771,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3562,6 +3786,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3585,6 +3810,7 @@ export interface operations {
             /** @description The process is up. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3598,6 +3824,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3629,6 +3856,10 @@ export interface operations {
             /** @description The access token. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3643,6 +3874,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3655,6 +3887,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3667,6 +3900,7 @@ export interface operations {
             /** @description The body is larger than the server accepts. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3679,6 +3913,7 @@ export interface operations {
             /** @description The body’s media type is not accepted. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3693,6 +3928,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3707,6 +3943,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3746,6 +3983,10 @@ export interface operations {
             /** @description The outcome of each event. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3761,6 +4002,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3770,6 +4012,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3779,6 +4022,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3788,6 +4032,7 @@ export interface operations {
             /** @description The body is larger than the server accepts. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3797,6 +4042,7 @@ export interface operations {
             /** @description The body’s media type is not accepted. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3808,6 +4054,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3819,6 +4066,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3839,6 +4087,7 @@ export interface operations {
             /** @description The database answers. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3852,6 +4101,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3874,6 +4124,10 @@ export interface operations {
             /** @description The scans generated. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3890,6 +4144,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3899,6 +4154,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3908,6 +4164,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3917,6 +4174,7 @@ export interface operations {
             /** @description Not found, or not visible to this key. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3926,6 +4184,7 @@ export interface operations {
             /** @description Conflict with the resource’s current state. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3937,6 +4196,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3948,6 +4208,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3975,6 +4236,10 @@ export interface operations {
                 headers: {
                     /** @description The version of the answer, for `If-None-Match`. */
                     ETag?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4037,6 +4302,7 @@ export interface operations {
             /** @description Not modified: `If-None-Match` names the current `ETag`; no body. */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4044,6 +4310,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4053,6 +4320,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4062,6 +4330,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4071,6 +4340,7 @@ export interface operations {
             /** @description Not found, or not visible to this key. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4082,6 +4352,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4093,6 +4364,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4248,6 +4520,16 @@ export interface operations {
             /** @description OK. */
             200: {
                 headers: {
+                    /** @description The shipment’s version, for `If-Match` on its next update. */
+                    ETag?: string;
+                    /** @description `true` when the answer is the stored answer to an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The shipment’s address (`/v2/Shipment/{id}`). */
+                    Location?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4262,8 +4544,16 @@ export interface operations {
             /** @description Created. */
             201: {
                 headers: {
-                    /** @description The address of the created resource. */
+                    /** @description The shipment’s version, for `If-Match` on its next update. */
+                    ETag?: string;
+                    /** @description `true` when the answer is the stored answer to an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The shipment’s address (`/v2/Shipment/{id}`). */
                     Location?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4278,6 +4568,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4287,6 +4578,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4296,6 +4588,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4305,6 +4598,9 @@ export interface operations {
             /** @description Conflict with the resource’s current state. */
             409: {
                 headers: {
+                    /** @description With the same `Idempotency-Key` still being carried out: seconds to wait. */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4314,6 +4610,7 @@ export interface operations {
             /** @description Precondition failed: `If-Match` names another version. */
             412: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4323,6 +4620,7 @@ export interface operations {
             /** @description The body is larger than the server accepts. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4332,6 +4630,7 @@ export interface operations {
             /** @description The body’s media type is not accepted. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4341,6 +4640,7 @@ export interface operations {
             /** @description The request is well-formed but cannot be carried out (a business rule). */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4352,6 +4652,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4363,6 +4664,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4518,6 +4820,16 @@ export interface operations {
             /** @description The shipment as stored. */
             200: {
                 headers: {
+                    /** @description The shipment’s version, for `If-Match` on its next update. */
+                    ETag?: string;
+                    /** @description `true` when the answer is the stored answer to an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The shipment’s address (`/v2/Shipment/{id}`). */
+                    Location?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4532,8 +4844,16 @@ export interface operations {
             /** @description The shipment as stored. */
             201: {
                 headers: {
-                    /** @description The address of the created resource. */
+                    /** @description The shipment’s version, for `If-Match` on its next update. */
+                    ETag?: string;
+                    /** @description `true` when the answer is the stored answer to an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The shipment’s address (`/v2/Shipment/{id}`). */
                     Location?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4559,6 +4879,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4568,6 +4889,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4577,6 +4899,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4586,6 +4909,9 @@ export interface operations {
             /** @description Conflict with the resource’s current state. */
             409: {
                 headers: {
+                    /** @description With the same `Idempotency-Key` still being carried out: seconds to wait. */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4595,6 +4921,7 @@ export interface operations {
             /** @description Precondition failed: `If-Match` names another version. */
             412: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4604,6 +4931,7 @@ export interface operations {
             /** @description The body is larger than the server accepts. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4613,6 +4941,7 @@ export interface operations {
             /** @description The body’s media type is not accepted. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4622,6 +4951,7 @@ export interface operations {
             /** @description The request is well-formed but cannot be carried out (a business rule). */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4633,6 +4963,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4644,6 +4975,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4666,6 +4998,10 @@ export interface operations {
             /** @description The customer. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4683,6 +5019,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4692,6 +5029,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4701,6 +5039,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4710,6 +5049,7 @@ export interface operations {
             /** @description Not found, or not visible to this key. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4721,6 +5061,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4732,6 +5073,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4760,6 +5102,10 @@ export interface operations {
                 headers: {
                     /** @description The version of the answer, for `If-None-Match`. */
                     ETag?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4769,6 +5115,7 @@ export interface operations {
             /** @description Not modified: `If-None-Match` names the current `ETag`; no body. */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4776,6 +5123,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4785,6 +5133,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4794,6 +5143,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4803,6 +5153,7 @@ export interface operations {
             /** @description Not found, or not visible to this key. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4814,6 +5165,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4825,6 +5177,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4855,9 +5208,182 @@ export interface operations {
                 headers: {
                     /** @description The version of the answer, for `If-None-Match`. */
                     ETag?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "InvoiceNr": "1",
+                     *         "Consignment": "70900010000000010",
+                     *         "PickupZip": "0154",
+                     *         "DeliveryZip": "5003",
+                     *         "GoodsTypeCode": "KL",
+                     *         "UnitCode": "KL",
+                     *         "AmountDescription": "Agreed freight",
+                     *         "CustomerReference": "PO-4711",
+                     *         "Kid": "18",
+                     *         "OrderReference": "PO-4711",
+                     *         "RecipientName": "Fjord Frakt AS",
+                     *         "RowNumber": "1",
+                     *         "SenderName": "Demo Kunde AS",
+                     *         "RecipientReference": null,
+                     *         "AmountTxt": "Avtalt frakt",
+                     *         "AmountTxtEnglish": "Agreed freight",
+                     *         "ProductCode": "43",
+                     *         "ProductName": "System",
+                     *         "ProductOptions": "16",
+                     *         "CustomerNr": 1000,
+                     *         "NumberOfParcels": 2,
+                     *         "PickupDate": "2026-11-23T00:00:00",
+                     *         "VolumeDm3": 72,
+                     *         "RealWeihtKg": 16.5,
+                     *         "CalculationWeightKg": 28,
+                     *         "AmountKr": 688,
+                     *         "AdditionEnergyKr": 0,
+                     *         "VatPercent": 25,
+                     *         "VatKr": 172,
+                     *         "AmountEuro": 58.31,
+                     *         "ExchangeRateEuro": 11.8
+                     *       },
+                     *       {
+                     *         "InvoiceNr": "1",
+                     *         "Consignment": "70900010000000010",
+                     *         "PickupZip": "0154",
+                     *         "DeliveryZip": "5003",
+                     *         "GoodsTypeCode": "KL",
+                     *         "UnitCode": "KL",
+                     *         "AmountDescription": "Main freight discount 10 %",
+                     *         "CustomerReference": "PO-4711",
+                     *         "Kid": "18",
+                     *         "OrderReference": "PO-4711",
+                     *         "RecipientName": "Fjord Frakt AS",
+                     *         "RowNumber": "2",
+                     *         "SenderName": "Demo Kunde AS",
+                     *         "RecipientReference": null,
+                     *         "AmountTxt": "Fraktrabatt",
+                     *         "AmountTxtEnglish": "Freight discount",
+                     *         "ProductCode": "43",
+                     *         "ProductName": "System",
+                     *         "ProductOptions": "16",
+                     *         "CustomerNr": 1000,
+                     *         "NumberOfParcels": 2,
+                     *         "PickupDate": "2026-11-23T00:00:00",
+                     *         "VolumeDm3": 72,
+                     *         "RealWeihtKg": 16.5,
+                     *         "CalculationWeightKg": 28,
+                     *         "AmountKr": -68.8,
+                     *         "AdditionEnergyKr": 0,
+                     *         "VatPercent": 25,
+                     *         "VatKr": -17.2,
+                     *         "AmountEuro": -5.83,
+                     *         "ExchangeRateEuro": 11.8
+                     *       },
+                     *       {
+                     *         "InvoiceNr": "1",
+                     *         "Consignment": "70900010000000010",
+                     *         "PickupZip": "0154",
+                     *         "DeliveryZip": "5003",
+                     *         "GoodsTypeCode": "KL",
+                     *         "UnitCode": "KL",
+                     *         "AmountDescription": "Energy addition 11.5 %",
+                     *         "CustomerReference": "PO-4711",
+                     *         "Kid": "18",
+                     *         "OrderReference": "PO-4711",
+                     *         "RecipientName": "Fjord Frakt AS",
+                     *         "RowNumber": "3",
+                     *         "SenderName": "Demo Kunde AS",
+                     *         "RecipientReference": null,
+                     *         "AmountTxt": "Energitillegg",
+                     *         "AmountTxtEnglish": "Energy surcharge",
+                     *         "ProductCode": "43",
+                     *         "ProductName": "System",
+                     *         "ProductOptions": "16",
+                     *         "CustomerNr": 1000,
+                     *         "NumberOfParcels": 2,
+                     *         "PickupDate": "2026-11-23T00:00:00",
+                     *         "VolumeDm3": 72,
+                     *         "RealWeihtKg": 16.5,
+                     *         "CalculationWeightKg": 28,
+                     *         "AmountKr": 71.21,
+                     *         "AdditionEnergyKr": 71.21,
+                     *         "VatPercent": 25,
+                     *         "VatKr": 17.8,
+                     *         "AmountEuro": 6.03,
+                     *         "ExchangeRateEuro": 11.8
+                     *       },
+                     *       {
+                     *         "InvoiceNr": "1",
+                     *         "Consignment": "70900010000000010",
+                     *         "PickupZip": "0154",
+                     *         "DeliveryZip": "5003",
+                     *         "GoodsTypeCode": "KL",
+                     *         "UnitCode": "KL",
+                     *         "AmountDescription": "Toll road addition",
+                     *         "CustomerReference": "PO-4711",
+                     *         "Kid": "18",
+                     *         "OrderReference": "PO-4711",
+                     *         "RecipientName": "Fjord Frakt AS",
+                     *         "RowNumber": "4",
+                     *         "SenderName": "Demo Kunde AS",
+                     *         "RecipientReference": null,
+                     *         "AmountTxt": "Bomtillegg",
+                     *         "AmountTxtEnglish": "Toll road surcharge",
+                     *         "ProductCode": "43",
+                     *         "ProductName": "System",
+                     *         "ProductOptions": "16",
+                     *         "CustomerNr": 1000,
+                     *         "NumberOfParcels": 2,
+                     *         "PickupDate": "2026-11-23T00:00:00",
+                     *         "VolumeDm3": 72,
+                     *         "RealWeihtKg": 16.5,
+                     *         "CalculationWeightKg": 28,
+                     *         "AmountKr": 26,
+                     *         "AdditionEnergyKr": 0,
+                     *         "VatPercent": 25,
+                     *         "VatKr": 6.5,
+                     *         "AmountEuro": 2.2,
+                     *         "ExchangeRateEuro": 11.8
+                     *       },
+                     *       {
+                     *         "InvoiceNr": "1",
+                     *         "Consignment": "70900010000000010",
+                     *         "PickupZip": "0154",
+                     *         "DeliveryZip": "5003",
+                     *         "GoodsTypeCode": "KL",
+                     *         "UnitCode": "KL",
+                     *         "AmountDescription": "Pre-notice e-mail",
+                     *         "CustomerReference": "PO-4711",
+                     *         "Kid": "18",
+                     *         "OrderReference": "PO-4711",
+                     *         "RecipientName": "Fjord Frakt AS",
+                     *         "RowNumber": "5",
+                     *         "SenderName": "Demo Kunde AS",
+                     *         "RecipientReference": null,
+                     *         "AmountTxt": "Pre-notice e-mail",
+                     *         "AmountTxtEnglish": "Pre-notice e-mail",
+                     *         "ProductCode": "43",
+                     *         "ProductName": "System",
+                     *         "ProductOptions": "16",
+                     *         "CustomerNr": 1000,
+                     *         "NumberOfParcels": 2,
+                     *         "PickupDate": "2026-11-23T00:00:00",
+                     *         "VolumeDm3": 72,
+                     *         "RealWeihtKg": 16.5,
+                     *         "CalculationWeightKg": 28,
+                     *         "AmountKr": 3,
+                     *         "AdditionEnergyKr": 0,
+                     *         "VatPercent": 25,
+                     *         "VatKr": 0.75,
+                     *         "AmountEuro": 0.25,
+                     *         "ExchangeRateEuro": 11.8
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         AdditionEnergyKr: number;
                         AmountDescription: string | null;
@@ -4898,6 +5424,7 @@ export interface operations {
             /** @description Not modified: `If-None-Match` names the current `ETag`; no body. */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4905,6 +5432,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4914,6 +5442,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4923,6 +5452,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4934,6 +5464,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4945,6 +5476,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4972,6 +5504,10 @@ export interface operations {
             /** @description One record per invoice or credit note. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4995,6 +5531,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5004,6 +5541,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5013,6 +5551,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5024,6 +5563,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5035,6 +5575,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5071,6 +5612,10 @@ export interface operations {
                 headers: {
                     /** @description The version of the answer, for `If-None-Match`. */
                     ETag?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5147,6 +5692,7 @@ export interface operations {
             /** @description Not modified: `If-None-Match` names the current `ETag`; no body. */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5154,6 +5700,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5163,6 +5710,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5172,6 +5720,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5183,6 +5732,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5194,6 +5744,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5224,6 +5775,10 @@ export interface operations {
                 headers: {
                     /** @description The version of the answer, for `If-None-Match`. */
                     ETag?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5234,6 +5789,7 @@ export interface operations {
             /** @description Not modified: `If-None-Match` names the current `ETag`; no body. */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5241,6 +5797,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5250,6 +5807,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5259,6 +5817,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5268,6 +5827,7 @@ export interface operations {
             /** @description Not found, or not visible to this key. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5277,6 +5837,7 @@ export interface operations {
             /** @description Conflict with the resource’s current state. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5288,6 +5849,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5299,6 +5861,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5319,6 +5882,10 @@ export interface operations {
             /** @description The key in use, its customers and scopes. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5348,6 +5915,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5357,6 +5925,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5368,6 +5937,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5379,6 +5949,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5403,6 +5974,10 @@ export interface operations {
             /** @description The nearest pickup points. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5426,6 +6001,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5435,6 +6011,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5444,6 +6021,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5455,6 +6033,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5466,6 +6045,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5488,6 +6068,10 @@ export interface operations {
             /** @description The pickup point. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5525,6 +6109,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5534,6 +6119,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5543,6 +6129,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5552,6 +6139,7 @@ export interface operations {
             /** @description Not found, or not visible to this key. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5563,6 +6151,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5574,6 +6163,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5596,6 +6186,10 @@ export interface operations {
             /** @description The postal code. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5627,6 +6221,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5636,6 +6231,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5645,6 +6241,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5654,6 +6251,7 @@ export interface operations {
             /** @description Not found, or not visible to this key. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5665,6 +6263,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5676,6 +6275,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5696,6 +6296,10 @@ export interface operations {
             /** @description The products. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5743,6 +6347,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5752,6 +6357,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5763,6 +6369,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5774,6 +6381,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5796,6 +6404,10 @@ export interface operations {
             /** @description The product. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5881,6 +6493,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5890,6 +6503,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5899,6 +6513,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5908,6 +6523,7 @@ export interface operations {
             /** @description Not found, or not visible to this key. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5919,6 +6535,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5930,6 +6547,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5959,6 +6577,10 @@ export interface operations {
             /** @description The newest requests first, with their redacted bodies, and the cursor of the next page. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5989,6 +6611,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5998,6 +6621,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6007,6 +6631,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6018,6 +6643,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6029,6 +6655,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6057,6 +6684,10 @@ export interface operations {
             /** @description The delivery dates. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6106,6 +6737,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6115,6 +6747,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6124,6 +6757,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6135,6 +6769,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6146,6 +6781,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6171,6 +6807,10 @@ export interface operations {
             /** @description The working days. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6194,6 +6834,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6203,6 +6844,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6212,6 +6854,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6223,6 +6866,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6234,6 +6878,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6256,6 +6901,10 @@ export interface operations {
             /** @description The services. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6272,6 +6921,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6281,6 +6931,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6290,6 +6941,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6301,6 +6953,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6312,6 +6965,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6334,6 +6988,10 @@ export interface operations {
             /** @description The service. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6360,6 +7018,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6369,6 +7028,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6378,6 +7038,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6387,6 +7048,7 @@ export interface operations {
             /** @description Not found, or not visible to this key. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6398,6 +7060,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6409,6 +7072,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6431,9 +7095,43 @@ export interface operations {
             /** @description The scan events per parcel. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ShipmentId": "70900010000000010",
+                     *       "PickedupDate": "2026-11-23T13:00:00",
+                     *       "Parcels": [
+                     *         {
+                     *           "ParcelId": "070900010000000010",
+                     *           "Events": [
+                     *             {
+                     *               "EventId": "scan-0",
+                     *               "EventType": "PickedUp",
+                     *               "Time": "2026-11-23T13:00:00",
+                     *               "Terminal": null
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "ParcelId": "070900010000000027",
+                     *           "Events": [
+                     *             {
+                     *               "EventId": "scan-1",
+                     *               "EventType": "PickedUp",
+                     *               "Time": "2026-11-23T13:00:00",
+                     *               "Terminal": null
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         Parcels: {
                             Events: {
@@ -6452,6 +7150,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6461,6 +7160,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6470,6 +7170,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6479,6 +7180,7 @@ export interface operations {
             /** @description Not found, or not visible to this key. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6490,6 +7192,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6501,6 +7204,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6526,9 +7230,39 @@ export interface operations {
             /** @description One record per shipment. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "ShipmentId": "70900010000000010",
+                     *         "RecipientName": "Fjord Frakt AS",
+                     *         "RecipientAddress1": "Bryggen 1",
+                     *         "RecipientAddress2": null,
+                     *         "RecipientZip": "5003",
+                     *         "RecipientPlace": "BERGEN",
+                     *         "PickupName": "Demo Kunde AS",
+                     *         "PickupAddress": "Karl Johans gate 1",
+                     *         "PickupZip": "0154",
+                     *         "PickupPlace": "OSLO",
+                     *         "UnitType": "KL",
+                     *         "PickupDate": "2026-11-23T00:00:00",
+                     *         "PickupTimeFrom": "2026-11-23T08:00:00",
+                     *         "PickupTimeTo": "2026-11-23T16:00:00",
+                     *         "PickedupDate": "2026-11-23T13:00:00",
+                     *         "NumberOfUnits": 2,
+                     *         "NumberOfParcels": 2,
+                     *         "CustomerId": 1000,
+                     *         "Weight": 16.5,
+                     *         "IsSplitted": false
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         CustomerId: number;
                         IsSplitted: boolean;
@@ -6556,6 +7290,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6565,6 +7300,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6574,6 +7310,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6585,6 +7322,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6596,6 +7334,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6616,6 +7355,10 @@ export interface operations {
             /** @description The terminals. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6631,6 +7374,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6640,6 +7384,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6651,6 +7396,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6662,6 +7408,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6685,6 +7432,10 @@ export interface operations {
             /** @description The webhook records. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6711,6 +7462,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6720,6 +7472,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6729,6 +7482,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6740,6 +7494,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6751,6 +7506,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6801,6 +7557,10 @@ export interface operations {
                 headers: {
                     /** @description The address of the created resource. */
                     Location?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6838,6 +7598,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6847,6 +7608,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6856,6 +7618,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6865,6 +7628,7 @@ export interface operations {
             /** @description The body is larger than the server accepts. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6874,6 +7638,7 @@ export interface operations {
             /** @description The body’s media type is not accepted. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6885,6 +7650,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6896,6 +7662,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6919,6 +7686,10 @@ export interface operations {
             /** @description The webhook record. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6956,6 +7727,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6965,6 +7737,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6974,6 +7747,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6983,6 +7757,7 @@ export interface operations {
             /** @description Not found, or not visible to this key. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6994,6 +7769,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7005,6 +7781,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7056,6 +7833,10 @@ export interface operations {
             /** @description The webhook record. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7093,6 +7874,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7102,6 +7884,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7111,6 +7894,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7120,6 +7904,7 @@ export interface operations {
             /** @description Not found, or not visible to this key. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7129,6 +7914,7 @@ export interface operations {
             /** @description The body is larger than the server accepts. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7138,6 +7924,7 @@ export interface operations {
             /** @description The body’s media type is not accepted. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7149,6 +7936,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7160,6 +7948,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7183,6 +7972,10 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7190,6 +7983,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7199,6 +7993,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7208,6 +8003,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7217,6 +8013,7 @@ export interface operations {
             /** @description Not found, or not visible to this key. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7228,6 +8025,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7239,6 +8037,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7264,6 +8063,10 @@ export interface operations {
             /** @description The newest deliveries. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7310,6 +8113,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7319,6 +8123,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7328,6 +8133,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7337,6 +8143,7 @@ export interface operations {
             /** @description Not found, or not visible to this key. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7348,6 +8155,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7359,6 +8167,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7382,6 +8191,10 @@ export interface operations {
             /** @description The outcome of the test. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7404,6 +8217,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7413,6 +8227,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7422,6 +8237,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7431,6 +8247,7 @@ export interface operations {
             /** @description Not found, or not visible to this key. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7440,6 +8257,7 @@ export interface operations {
             /** @description Conflict with the resource’s current state. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7451,6 +8269,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7462,6 +8281,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7506,6 +8326,10 @@ export interface operations {
             /** @description The international price. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7573,6 +8397,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7582,6 +8407,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7591,6 +8417,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7602,6 +8429,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7613,6 +8441,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7647,6 +8476,10 @@ export interface operations {
                 headers: {
                     /** @description The version of the answer, for `If-None-Match`. */
                     ETag?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7790,6 +8623,7 @@ export interface operations {
             /** @description Not modified: `If-None-Match` names the current `ETag`; no body. */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7797,6 +8631,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7806,6 +8641,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7815,6 +8651,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7826,6 +8663,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7837,6 +8675,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7898,6 +8737,10 @@ export interface operations {
             /** @description The domestic price. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7966,6 +8809,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7975,6 +8819,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7984,6 +8829,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7995,6 +8841,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8006,6 +8853,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8085,6 +8933,10 @@ export interface operations {
             /** @description The domestic price. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8153,6 +9005,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8162,6 +9015,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8171,6 +9025,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8180,6 +9035,7 @@ export interface operations {
             /** @description The body is larger than the server accepts. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8189,6 +9045,7 @@ export interface operations {
             /** @description The body’s media type is not accepted. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8200,6 +9057,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8211,6 +9069,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8238,9 +9097,153 @@ export interface operations {
                 headers: {
                     /** @description The version of the answer, for `If-None-Match`. */
                     ETag?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "ParcelStatus": 2,
+                     *         "CustomerId": "1000",
+                     *         "ParcelId": "070900010000000010",
+                     *         "IsReturn": false,
+                     *         "Weight": 12.5,
+                     *         "Length": 60,
+                     *         "Height": 30,
+                     *         "Width": 40,
+                     *         "Volume": null,
+                     *         "Addresses": [
+                     *           {
+                     *             "AddressTypeId": 1,
+                     *             "FirstName": null,
+                     *             "LastName": null,
+                     *             "CompanyName": "Demo Kunde AS",
+                     *             "Address": "Karl Johans gate 1",
+                     *             "Address2": null,
+                     *             "Zip": "0154",
+                     *             "Place": "OSLO",
+                     *             "County": null,
+                     *             "Country": "NO"
+                     *           },
+                     *           {
+                     *             "AddressTypeId": 2,
+                     *             "FirstName": null,
+                     *             "LastName": null,
+                     *             "CompanyName": "Fjord Frakt AS",
+                     *             "Address": "Bryggen 1",
+                     *             "Address2": null,
+                     *             "Zip": "5003",
+                     *             "Place": "BERGEN",
+                     *             "County": null,
+                     *             "Country": "NO"
+                     *           }
+                     *         ],
+                     *         "PickupPhone": null,
+                     *         "PickupEmail": null,
+                     *         "RecipientPhone": null,
+                     *         "RecipientEmail": "post@fjordfrakt.no",
+                     *         "ReturnPhone": null,
+                     *         "ReturnEmail": null,
+                     *         "PickupPointId": null,
+                     *         "DeliveryDate": "2026-11-24T08:00:00",
+                     *         "DeliveryDateTo": "2026-11-24T16:00:00",
+                     *         "PickupDate": "2026-11-23T08:00:00",
+                     *         "PickupDateTo": "2026-11-23T16:00:00",
+                     *         "ProductCode": "43",
+                     *         "Services": [
+                     *           "16"
+                     *         ],
+                     *         "DeliveryType": 1,
+                     *         "CommentToCarrier": null,
+                     *         "GoodsDescription": null,
+                     *         "ShipmentId": "70900010000000010",
+                     *         "UnitCode": "KL",
+                     *         "RecipientShallPay": false,
+                     *         "RecipientCustomerId": null,
+                     *         "References": [
+                     *           {
+                     *             "ReferenceTypeId": 1,
+                     *             "ReferenceLevel": 1,
+                     *             "ReferenceText": "PO-4711"
+                     *           }
+                     *         ],
+                     *         "LoadingMeters": 0,
+                     *         "PalletSpaces": 0
+                     *       },
+                     *       {
+                     *         "ParcelStatus": 2,
+                     *         "CustomerId": "1000",
+                     *         "ParcelId": "070900010000000027",
+                     *         "IsReturn": false,
+                     *         "Weight": 4,
+                     *         "Length": null,
+                     *         "Height": null,
+                     *         "Width": null,
+                     *         "Volume": null,
+                     *         "Addresses": [
+                     *           {
+                     *             "AddressTypeId": 1,
+                     *             "FirstName": null,
+                     *             "LastName": null,
+                     *             "CompanyName": "Demo Kunde AS",
+                     *             "Address": "Karl Johans gate 1",
+                     *             "Address2": null,
+                     *             "Zip": "0154",
+                     *             "Place": "OSLO",
+                     *             "County": null,
+                     *             "Country": "NO"
+                     *           },
+                     *           {
+                     *             "AddressTypeId": 2,
+                     *             "FirstName": null,
+                     *             "LastName": null,
+                     *             "CompanyName": "Fjord Frakt AS",
+                     *             "Address": "Bryggen 1",
+                     *             "Address2": null,
+                     *             "Zip": "5003",
+                     *             "Place": "BERGEN",
+                     *             "County": null,
+                     *             "Country": "NO"
+                     *           }
+                     *         ],
+                     *         "PickupPhone": null,
+                     *         "PickupEmail": null,
+                     *         "RecipientPhone": null,
+                     *         "RecipientEmail": "post@fjordfrakt.no",
+                     *         "ReturnPhone": null,
+                     *         "ReturnEmail": null,
+                     *         "PickupPointId": null,
+                     *         "DeliveryDate": "2026-11-24T08:00:00",
+                     *         "DeliveryDateTo": "2026-11-24T16:00:00",
+                     *         "PickupDate": "2026-11-23T08:00:00",
+                     *         "PickupDateTo": "2026-11-23T16:00:00",
+                     *         "ProductCode": "43",
+                     *         "Services": [
+                     *           "16"
+                     *         ],
+                     *         "DeliveryType": 1,
+                     *         "CommentToCarrier": null,
+                     *         "GoodsDescription": null,
+                     *         "ShipmentId": "70900010000000010",
+                     *         "UnitCode": "KL",
+                     *         "RecipientShallPay": false,
+                     *         "RecipientCustomerId": null,
+                     *         "References": [
+                     *           {
+                     *             "ReferenceTypeId": 1,
+                     *             "ReferenceLevel": 1,
+                     *             "ReferenceText": "PO-4711"
+                     *           }
+                     *         ],
+                     *         "LoadingMeters": 0,
+                     *         "PalletSpaces": 0
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         Addresses: {
                             Address: string | null;
@@ -8300,6 +9303,7 @@ export interface operations {
             /** @description Not modified: `If-None-Match` names the current `ETag`; no body. */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8307,6 +9311,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8316,6 +9321,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8325,6 +9331,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8334,6 +9341,7 @@ export interface operations {
             /** @description Not found, or not visible to this key. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8345,6 +9353,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8356,6 +9365,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8378,6 +9388,10 @@ export interface operations {
             /** @description The shipment is cancelled. */
             204: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8385,6 +9399,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8394,6 +9409,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8403,6 +9419,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8412,6 +9429,7 @@ export interface operations {
             /** @description Not found, or not visible to this key. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8421,6 +9439,7 @@ export interface operations {
             /** @description Conflict with the resource’s current state. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8432,6 +9451,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8443,6 +9463,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8470,6 +9491,10 @@ export interface operations {
                 headers: {
                     /** @description The version of the answer, for `If-None-Match`. */
                     ETag?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8537,6 +9562,7 @@ export interface operations {
             /** @description Not modified: `If-None-Match` names the current `ETag`; no body. */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8544,6 +9570,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8553,6 +9580,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8562,6 +9590,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8571,6 +9600,7 @@ export interface operations {
             /** @description Not found, or not visible to this key. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8580,6 +9610,7 @@ export interface operations {
             /** @description Conflict with the resource’s current state. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8591,6 +9622,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8602,6 +9634,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8746,6 +9779,16 @@ export interface operations {
             /** @description OK. */
             200: {
                 headers: {
+                    /** @description The shipment’s version, for `If-Match` on its next update. */
+                    ETag?: string;
+                    /** @description `true` when the answer is the stored answer to an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The shipment’s address (`/v2/Shipment/{id}`). */
+                    Location?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8760,8 +9803,16 @@ export interface operations {
             /** @description Created. */
             201: {
                 headers: {
-                    /** @description The address of the created resource. */
+                    /** @description The shipment’s version, for `If-Match` on its next update. */
+                    ETag?: string;
+                    /** @description `true` when the answer is the stored answer to an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The shipment’s address (`/v2/Shipment/{id}`). */
                     Location?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8776,6 +9827,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8785,6 +9837,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8794,6 +9847,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8803,6 +9857,9 @@ export interface operations {
             /** @description Conflict with the resource’s current state. */
             409: {
                 headers: {
+                    /** @description With the same `Idempotency-Key` still being carried out: seconds to wait. */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8812,6 +9869,7 @@ export interface operations {
             /** @description Precondition failed: `If-Match` names another version. */
             412: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8821,6 +9879,7 @@ export interface operations {
             /** @description The body is larger than the server accepts. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8830,6 +9889,7 @@ export interface operations {
             /** @description The body’s media type is not accepted. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8839,6 +9899,7 @@ export interface operations {
             /** @description The request is well-formed but cannot be carried out (a business rule). */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8850,6 +9911,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8861,6 +9923,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9005,6 +10068,16 @@ export interface operations {
             /** @description OK. */
             200: {
                 headers: {
+                    /** @description The shipment’s version, for `If-Match` on its next update. */
+                    ETag?: string;
+                    /** @description `true` when the answer is the stored answer to an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The shipment’s address (`/v2/Shipment/{id}`). */
+                    Location?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9019,8 +10092,16 @@ export interface operations {
             /** @description Created. */
             201: {
                 headers: {
-                    /** @description The address of the created resource. */
+                    /** @description The shipment’s version, for `If-Match` on its next update. */
+                    ETag?: string;
+                    /** @description `true` when the answer is the stored answer to an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The shipment’s address (`/v2/Shipment/{id}`). */
                     Location?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9035,6 +10116,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9044,6 +10126,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9053,6 +10136,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9062,6 +10146,9 @@ export interface operations {
             /** @description Conflict with the resource’s current state. */
             409: {
                 headers: {
+                    /** @description With the same `Idempotency-Key` still being carried out: seconds to wait. */
+                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9071,6 +10158,7 @@ export interface operations {
             /** @description Precondition failed: `If-Match` names another version. */
             412: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9080,6 +10168,7 @@ export interface operations {
             /** @description The body is larger than the server accepts. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9089,6 +10178,7 @@ export interface operations {
             /** @description The body’s media type is not accepted. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9098,6 +10188,7 @@ export interface operations {
             /** @description The request is well-formed but cannot be carried out (a business rule). */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9109,6 +10200,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9120,6 +10212,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9182,9 +10275,50 @@ export interface operations {
             /** @description The domestic price (v3 shape). */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Freight": {
+                     *         "FreightCost": 459.51,
+                     *         "Details": [
+                     *           {
+                     *             "Description": "Agreed freight",
+                     *             "Cost": 432,
+                     *             "CostTypeCode": "FREIGHT"
+                     *           },
+                     *           {
+                     *             "Description": "Main freight discount 10 %",
+                     *             "Cost": -43.2,
+                     *             "CostTypeCode": "DISCOUNT"
+                     *           },
+                     *           {
+                     *             "Description": "Energy addition 11.5 %",
+                     *             "Cost": 44.71,
+                     *             "CostTypeCode": "ENERGY"
+                     *           },
+                     *           {
+                     *             "Description": "Toll road addition",
+                     *             "Cost": 26,
+                     *             "CostTypeCode": "TOLL"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "Services": [
+                     *         {
+                     *           "ServiceName": "Pre-notice e-mail",
+                     *           "ServiceCode": "16",
+                     *           "ServiceCost": 3
+                     *         }
+                     *       ],
+                     *       "Total": 462.51
+                     *     }
+                     */
                     "application/json": {
                         Freight: {
                             /** @description Every freight and surcharge line; sums to FreightCost. */
@@ -9212,6 +10346,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9221,6 +10356,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9230,6 +10366,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9241,6 +10378,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9252,6 +10390,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9286,6 +10425,10 @@ export interface operations {
                 headers: {
                     /** @description The version of the answer, for `If-None-Match`. */
                     ETag?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9352,6 +10495,7 @@ export interface operations {
             /** @description Not modified: `If-None-Match` names the current `ETag`; no body. */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9359,6 +10503,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9368,6 +10513,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9377,6 +10523,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9388,6 +10535,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9399,6 +10547,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9429,6 +10578,10 @@ export interface operations {
                 headers: {
                     /** @description The version of the answer, for `If-None-Match`. */
                     ETag?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9495,6 +10648,7 @@ export interface operations {
             /** @description Not modified: `If-None-Match` names the current `ETag`; no body. */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9502,6 +10656,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9511,6 +10666,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9520,6 +10676,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9531,6 +10688,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9542,6 +10700,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9576,6 +10735,10 @@ export interface operations {
                 headers: {
                     /** @description The version of the answer, for `If-None-Match`. */
                     ETag?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9642,6 +10805,7 @@ export interface operations {
             /** @description Not modified: `If-None-Match` names the current `ETag`; no body. */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9649,6 +10813,7 @@ export interface operations {
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9658,6 +10823,7 @@ export interface operations {
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9667,6 +10833,7 @@ export interface operations {
             /** @description Forbidden: the key lacks the scope, or may not act for a named customer number. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9678,6 +10845,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9689,6 +10857,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {

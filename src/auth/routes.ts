@@ -100,6 +100,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{
           description:
             'Form-encoded. `grant_type=password` with `username` = API key id and `password` = API key, or `grant_type=client_credentials` with `client_id`/`client_secret` likewise (also accepted as HTTP Basic). The token is used as `Authorization: Bearer <access_token>`. Every error answer, the rate limit\'s 429 and a malformed body\'s 400 or 415 included, is RFC 6749\'s `{"error", "error_description"}`.',
           consumes: ['application/x-www-form-urlencoded'],
+          security: [],
           body: TokenRequest,
           response: { 200: TokenResponse, 400: OAuthError, 401: OAuthError },
         },

@@ -51,12 +51,37 @@ test('a real booking, its price, a price answer and an invoice report', async ()
   );
 
   now = new Date('2026-11-23T12:00:00Z');
-  await pickUp(ctx, ParcelIds, '2026-11-23T13:00:00', 'ex');
+  await pickUp(ctx, ParcelIds, '2026-11-23T13:00:00', 'scan');
   now = new Date('2026-11-30T09:00:00Z');
   await invoiceUpTo(ctx, '2026-11-29');
   answers.getInvoiceReportV2 = json(
     await ctx.app.inject({
       url: '/v2/Invoice/GetInvoiceReport?Customernr=1000&Payer=S&FromPickupDate=2026-11-23&ToPickupDate=2026-11-23',
+      headers: bearer(key),
+    }),
+  );
+
+  answers.getPriceV3 = json(
+    await ctx.app.inject({
+      url: '/v3/Calculate/?Customernr=1000&SenderZip=0150&ReceiverZip=5003&Weight=12&VolumeD3=72&ProductCode=43&Services=16',
+      headers: bearer(key),
+    }),
+  );
+  answers.getShipmentV2 = json(
+    await ctx.app.inject({ url: `/v2/Shipment/${ShipmentId}`, headers: bearer(key) }),
+  );
+  answers.listShipmentEvents = json(
+    await ctx.app.inject({ url: `/v1/Shipment/${ShipmentId}/events`, headers: bearer(key) }),
+  );
+  answers.listShipments = json(
+    await ctx.app.inject({
+      url: '/v1/shipment/list?postalcode=0154&customerid=1000&pickupFromDate=2026-11-23&pickupToDate=2026-11-23',
+      headers: bearer(key),
+    }),
+  );
+  answers.getInvoiceDetails = json(
+    await ctx.app.inject({
+      url: '/v1/Invoice/GetInvoiceDetails?Customernr=1000&Invoicenr=1',
       headers: bearer(key),
     }),
   );
@@ -67,6 +92,15 @@ test('a real booking, its price, a price answer and an invoice report', async ()
   expect(answers.getShipmentPrice).toEqual(example('getShipmentPrice').responses?.[200]);
   expect(answers.calculatePriceV2).toEqual(example('calculatePriceV2').responses?.[200]);
   expect(answers.getInvoiceReportV2).toEqual(example('getInvoiceReportV2').responses?.[200]);
+  for (const id of [
+    'getPriceV3',
+    'getShipmentV2',
+    'listShipmentEvents',
+    'listShipments',
+    'getInvoiceDetails',
+  ]) {
+    expect(answers[id], id).toEqual(example(id).responses?.[200]);
+  }
   // Every example is recorded here: one added without its request above would go unchecked.
   expect(Object.keys(answers).sort()).toEqual(Object.keys(EXAMPLES).sort());
 });

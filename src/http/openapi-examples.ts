@@ -4,6 +4,8 @@
  * admin/sandbox.ts). src/http/openapi-examples.test.ts seeds the sandbox with that same code, books,
  * prices and invoices them on a fresh database and fails when an answer differs.
  */
+import { READ_EXAMPLES } from './openapi-read-examples';
+
 export interface OperationExamples {
   request?: unknown;
   responses?: Record<string, unknown>;
@@ -173,4 +175,5 @@ export const EXAMPLES: Record<string, OperationExamples> = {
       ],
     },
   },
+  ...READ_EXAMPLES,
 };

@@ -53,6 +53,11 @@ export interface OperationDoc {
   conditional?: boolean;
   /** The creating answer (201, else 200) carries a `Location` header naming the created resource. */
   location?: boolean;
+  /**
+   * A booking write that takes `Idempotency-Key`: its 200 and 201 carry `Location`, `ETag` and
+   * `Idempotent-Replayed`, and its 409 `Retry-After` while the same key is still being carried out.
+   */
+  idempotent?: boolean;
   /** Every error answer is RFC 6749's `{"error", "error_description"}` (the token endpoint). */
   oauthErrors?: boolean;
 }
@@ -93,11 +98,21 @@ export const OPERATIONS: Record<string, OperationDoc> = {
 
   'POST /Shipment/Update': op('updateShipment', 'Booking', {
     location: true,
+    idempotent: true,
     success: 'The shipment as stored.',
   }),
-  'POST /Shipment/Book': op('bookShipment', 'Booking', { description: BOOK, location: true }),
-  'POST /v2/Shipment/Book': op('bookShipmentV2', 'Booking', { description: BOOK, location: true }),
+  'POST /Shipment/Book': op('bookShipment', 'Booking', {
+    description: BOOK,
+    location: true,
+    idempotent: true,
+  }),
+  'POST /v2/Shipment/Book': op('bookShipmentV2', 'Booking', {
+    description: BOOK,
+    location: true,
+    idempotent: true,
+  }),
   'POST /v2/Shipment/Update': op('updateShipmentV2', 'Booking', {
+    idempotent: true,
     description: 'Creates or updates a shipment (version 2 path of `POST /Shipment/Update`).',
     location: true,
   }),

@@ -102,6 +102,57 @@ test('a 201 that sends Location declares it, and the server sends it', async () 
   expect(doc.paths['/v1/Webhooks']?.post?.responses['200']?.headers).toHaveProperty('Location');
 });
 
+test('what every answer, a counted answer and a booking write send is declared, and really sent', async () => {
+  // Declared: the request id on every answer, the key's count on a counted success.
+  for (const { key, op } of operations) {
+    for (const [status, response] of Object.entries(op.responses)) {
+      expect(response.headers, `${key} ${status}`).toHaveProperty('X-Request-Id');
+    }
+  }
+  const book = doc.paths['/Shipment/Update']?.post;
+  for (const name of ['Location', 'ETag', 'Idempotent-Replayed', 'X-RateLimit-Remaining']) {
+    expect(book?.responses['201']?.headers, name).toHaveProperty(name);
+    expect(book?.responses['200']?.headers, name).toHaveProperty(name);
+  }
+  expect(book?.responses['409']?.headers).toHaveProperty('Retry-After');
+  expect(doc.paths['/healthz']?.get?.responses['200']?.headers).not.toHaveProperty('X-RateLimit-Remaining');
+  // Sent: a booking replayed under its Idempotency-Key.
+  const key = await ctx.keyFor({ scopes: ['booking'] });
+  const send = () =>
+    ctx.app.inject({
+      method: 'POST',
+      url: '/Shipment/Update',
+      headers: { ...bearer(key), 'idempotency-key': 'declared-headers' },
+      payload: osloBergenBooking(),
+    });
+  await send();
+  const replayed = await send();
+  expect(replayed.statusCode).toBe(201);
+  for (const name of [
+    'location',
+    'etag',
+    'idempotent-replayed',
+    'x-request-id',
+    'x-ratelimit-limit',
+    'x-ratelimit-remaining',
+    'x-ratelimit-reset',
+  ]) {
+    expect(replayed.headers, name).toHaveProperty(name);
+  }
+});
+
+test('the token endpoint needs no credentials, and generators can run its client-credentials flow', () => {
+  const full = doc as unknown as {
+    security: Record<string, string[]>[];
+    components: { securitySchemes: Record<string, { flows?: { clientCredentials?: { tokenUrl: string } } }> };
+  };
+  for (const path of ['/oauth/token', '/as/token.oauth2']) {
+    expect((doc.paths[path]?.post as { security?: unknown } | undefined)?.security, path).toEqual([]);
+  }
+  expect(full.components.securitySchemes.oauth2?.flows?.clientCredentials?.tokenUrl).toBe('/oauth/token');
+  expect(full.security).toEqual([{ bearer: [] }, { oauth2: [] }]);
+});
+
 test('401 and 403 are really sent as text/plain, problems as application/problem+json', async () => {
   const unauthorized = await ctx.app.inject({ url: '/v2/Shipment/70900010000000017' });
   expect(unauthorized.statusCode).toBe(401);

@@ -33,6 +33,22 @@ const SUCCESS: Record<string, string> = {
 
 const header = (description: string, schema: object = { type: 'string' }) => ({ description, schema });
 const RETRY_AFTER = header('Seconds to wait before retrying.', { type: 'integer', minimum: 0 });
+const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+/** The headers every answer, or every counted answer, carries: declared once, referred to. */
+const COMMON_HEADERS = {
+  'X-Request-Id': header(
+    'The request’s id: the caller’s own when it sent a sane one, else generated; problem bodies give it as `traceId`, and the server’s log names it.',
+  ),
+  'X-RateLimit-Limit': header('Requests a minute this key may make.', { type: 'integer', minimum: 0 }),
+  'X-RateLimit-Remaining': header('Requests left in the current minute.', { type: 'integer', minimum: 0 }),
+  'X-RateLimit-Reset': header('Seconds until the count starts again.', { type: 'integer', minimum: 0 }),
+};
+const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': ref('X-RateLimit-Limit'),
+  'X-RateLimit-Remaining': ref('X-RateLimit-Remaining'),
+  'X-RateLimit-Reset': ref('X-RateLimit-Reset'),
+};
 
 type Json = Record<string, unknown>;
 interface Operation extends Json {
@@ -42,6 +58,7 @@ interface Operation extends Json {
   description?: string;
   parameters?: Json[];
   requestBody?: { content: Record<string, Json> };
+  security?: Json[];
   responses: Record<string, { description?: string; content?: Record<string, Json>; headers?: Json }>;
 }
 
@@ -116,6 +133,40 @@ function completeOperation(key: string, operation: Operation): void {
       },
     ];
   }
+  if (entry.idempotent) {
+    const written = {
+      Location: header('The shipment’s address (`/v2/Shipment/{id}`).'),
+      ETag: header('The shipment’s version, for `If-Match` on its next update.'),
+      'Idempotent-Replayed': header(
+        '`true` when the answer is the stored answer to an earlier request with the same `Idempotency-Key`.',
+        { type: 'string', enum: ['true'] },
+      ),
+    };
+    for (const status of ['200', '201']) {
+      const answer = responses[status];
+      if (answer) answer.headers = { ...answer.headers, ...written };
+    }
+    const conflict = responses[409];
+    if (conflict) {
+      conflict.headers = {
+        ...conflict.headers,
+        'Retry-After': header('With the same `Idempotency-Key` still being carried out: seconds to wait.', {
+          type: 'integer',
+          minimum: 0,
+        }),
+      };
+    }
+  }
+  // Every answer names its request; a counted request's success says where its key stands.
+  const counted =
+    !(Array.isArray(operation.security) && operation.security.length === 0) || entry.oauthErrors;
+  for (const [status, response] of Object.entries(responses)) {
+    response.headers = {
+      ...response.headers,
+      'X-Request-Id': ref('X-Request-Id'),
+      ...(counted && status.startsWith('2') ? RATE_LIMIT_HEADERS : {}),
+    };
+  }
   const examples = EXAMPLES[entry.operationId];
   if (examples?.request && operation.requestBody) {
     const media = operation.requestBody.content['application/json'];
@@ -159,9 +210,16 @@ export function swaggerOptions(): FastifyDynamicSwaggerOptions {
             scheme: 'bearer',
             description: 'An API key or an access token from POST /oauth/token.',
           },
+          oauth2: {
+            type: 'oauth2',
+            description:
+              'Client credentials: the API key’s id as `client_id`, the key as `client_secret`. The token has the key’s scopes and customers, whatever `scope` asks.',
+            flows: { clientCredentials: { tokenUrl: '/oauth/token', scopes: {} } },
+          },
         },
+        headers: COMMON_HEADERS,
       },
-      security: [{ bearer: [] }],
+      security: [{ bearer: [] }, { oauth2: [] }],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     transformObject: (documentObject) =>
