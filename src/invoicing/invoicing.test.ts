@@ -641,6 +641,25 @@ test('a run that fails midway leaves nothing behind', async () => {
   expect(pending).toEqual([]);
 });
 
+test('a run that waited for the number lock across midnight is dated the day it numbers its invoices', async () => {
+  // Its day read as 30 November, then (in `first`, before the lock) it is 1 December: a run that
+  // began after midnight could have numbered before it, so 30 November would follow 1 December.
+  const booked = await book();
+  await pickUp(booked, ['2026-11-30T09:55:00']);
+  const before = (await ctx.database.db.select().from(invoices)).length;
+  now = new Date('2026-11-30T22:59:59Z');
+  const result = await ctx.services.invoicing.run({ ToDate: '2026-11-30' }, async () => {
+    now = new Date('2026-11-30T23:00:01Z');
+  });
+  expect(result.Invoices.length).toBeGreaterThan(0);
+  const all = await ctx.database.db.select().from(invoices);
+  // The attempt dated 30 November was rolled back whole: only the run's own invoices were added.
+  expect(all.length).toBe(before + result.Invoices.length);
+  for (const { InvoiceNr } of result.Invoices) {
+    expect(all.find((i) => i.invoiceNr === InvoiceNr)?.invoiceDate).toBe('2026-12-01');
+  }
+});
+
 test('the scheduled run invoices up to yesterday (Oslo) on its cron schedule', async () => {
   const booked = await book();
   await pickUp(booked, ['2026-11-30T09:50:00']);

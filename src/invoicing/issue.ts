@@ -43,6 +43,9 @@ const EVENT_SHIPMENT_IDS = 1000;
  * all of them. Capped so a big payer's event stays within common webhook receivers' body limits (the
  * whole list of 90 000 was 1.9 MB); `GetInvoiceDetails` has every line.
  */
+/** Thrown to roll back a transaction whose day turned while it waited for the invoice-number lock. */
+const DAY_TURNED = new Error('the invoice date turned while waiting for the invoice-number lock');
+
 export function eventShipments(ids: readonly string[]) {
   return {
     ShipmentIds: ids.slice(0, EVENT_SHIPMENT_IDS),
@@ -196,6 +199,33 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
 
   const today = () => osloDateTime(clock()).date;
 
+  /**
+   * `write` in a transaction that holds the invoice-number lock, given the last number and the day
+   * its invoices are dated. The day, and its exchange rate, are read before the transaction; a day
+   * that turned while this waited for the lock (behind a run that began after midnight) starts it
+   * again, so no invoice is numbered after one of a later date. `first` runs before the lock.
+   */
+  async function numbered<T>(
+    write: (tx: Tx, last: number, day: { invoiceDate: string; nokPerEur: string | null }) => Promise<T>,
+    first?: (tx: Tx) => Promise<void>,
+  ): Promise<T> {
+    for (;;) {
+      const invoiceDate = today();
+      const nokPerEur = await deps.nokPerEur(invoiceDate);
+      try {
+        return await db.transaction(async (tx) => {
+          await first?.(tx);
+          const last = await createInvoicingStore(tx).lockNumbers();
+          // Rolled back, `first`'s claim with it, before anything is written.
+          if (today() !== invoiceDate) throw DAY_TURNED;
+          return write(tx, last, { invoiceDate, nokPerEur });
+        });
+      } catch (e) {
+        if (e !== DAY_TURNED) throw e;
+      }
+    }
+  }
+
   return {
     /**
      * An invoicing run: every picked-up, not yet invoiced shipment picked up on or before `toDate`
@@ -208,14 +238,11 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
       const v = new Violations();
       const toDate = dateField('ToDate', input.ToDate, v);
       v.throwIfAny();
-      const invoiceDate = today();
-      const nokPerEur = await deps.nokPerEur(invoiceDate);
       // Read before the transaction: every read inside it goes through the transaction itself.
       const rules = await deps.catalog.rules();
-      return db.transaction(async (tx) => {
-        await first?.(tx);
+      return numbered(async (tx, lastBefore, { invoiceDate, nokPerEur }) => {
         const store = createInvoicingStore(tx);
-        let last = await store.lockNumbers();
+        let last = lastBefore;
         const runId = await store.insertRun('run', toDate);
         const due = toDate ?? invoiceDate;
         // Payers first, from the locked rows; then a payer's shipments a pass at a time.
@@ -242,7 +269,7 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
         await deps.booking.markInvoiced(tx, invoiced);
         await store.saveLastNumber(last);
         return { RunId: runId, Invoices: issued };
-      });
+      }, first);
     },
 
     /**
@@ -254,11 +281,9 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
       ShipmentIds?: string[];
       Reason?: string;
     }): Promise<IssuedInvoice> {
-      const invoiceDate = today();
-      const nokPerEur = await deps.nokPerEur(invoiceDate);
-      return db.transaction(async (tx) => {
+      return numbered(async (tx, lastBefore, { invoiceDate, nokPerEur }) => {
         const store = createInvoicingStore(tx);
-        let last = await store.lockNumbers();
+        let last = lastBefore;
         const v = new Violations();
         const original = input.InvoiceNr === undefined ? null : await store.invoice(input.InvoiceNr);
         if (!original) {
