@@ -63,7 +63,7 @@ export function createIdempotency({ db, leaseMs }: { db: Db; leaseMs: number }) 
         if (!(await store.claim(apiKeyId, key, hash, token))) {
           const row = await store.get(apiKeyId, key);
           if (!row) continue; // released in between: claim again
-          const age = Date.now() - row.createdAt.getTime();
+          const age = row.ageMs;
           if (age > REPLAY_HOURS * 3_600_000) {
             await store.removeExpired(apiKeyId, key, row.createdAt);
             continue;

@@ -1,5 +1,5 @@
-import { and, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { and, eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { toGothenburg } from '../../test/factories';
 import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
 import { outboxEvents } from '../events/tables';
@@ -1039,6 +1039,30 @@ describe('idempotency', () => {
       .where(eq(shipments.senderReference, 'IDEM-5'));
     expect(rows).toHaveLength(2); // the first booking and the one retry that took over
   });
+
+  // PostgreSQL only: the embedded database reads the process's own clock, so no host differs from it.
+  test.runIf(process.env.KOLLI_TEST_DB === 'postgres')(
+    "a claim's lease is judged by the database's clock, not a host's that differs from it",
+    async () => {
+      const body = booking({ SenderReference: 'IDEM-8' });
+      expect((await post(body, key, { 'idempotency-key': 'idem-8' })).statusCode).toBe(201);
+      // Dead for an hour by the database's clock, which dated it.
+      await ctx.database.db
+        .update(idempotencyKeys)
+        .set({ responseStatus: null, responseBody: null, createdAt: sql`now() - interval '1 hour'` })
+        .where(eq(idempotencyKeys.key, 'idem-8'));
+      // This host's clock is two hours behind: by it the claim would not be born yet, so still in flight.
+      const real = Date.now();
+      const skewed = vi.spyOn(Date, 'now').mockImplementation(() => real - 2 * 3_600_000);
+      try {
+        const retry = await post(body, key, { 'idempotency-key': 'idem-8' });
+        expect(retry.statusCode, retry.body).toBe(201);
+        expect(retry.headers['idempotent-replayed']).toBeUndefined();
+      } finally {
+        skewed.mockRestore();
+      }
+    },
+  );
 
   test('records past the replay window are pruned, in batches; the key books anew after', async () => {
     const body = booking({ SenderReference: 'IDEM-7' });
