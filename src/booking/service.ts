@@ -186,6 +186,19 @@ export function createBookingService(deps: BookingDeps) {
     },
 
     /**
+     * The tracking view of one parcel, by the number on its label. Refused as the parcel alone, so
+     * it tells nothing of another customer's shipment.
+     */
+    async parcelTracking(account: Account, parcelId: string) {
+      const store = createBookingStore(db);
+      const shipmentId = await store.parcelShipment(parcelId);
+      const row = shipmentId ? await store.shipment(shipmentId) : null;
+      if (!row || row.cancelledAt || !canActFor(account, row.customerNr))
+        throw notFound(`Parcel ${parcelId}`);
+      return { shipmentId: row.id, pickedUpAt: row.pickedUpAt, parcelIds: [parcelId] };
+    },
+
+    /**
      * Published shipments of a customer by pickup zip and pickup-date interval, with parcel sums and
      * split, a page of `limit` after `after` at a time.
      */

@@ -192,6 +192,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'GET /v1/Shipment/{shipmentid}/events': op('listShipmentEvents', 'Tracking', {
     success: 'The scan events per parcel.',
   }),
+  'GET /v1/Parcel/{parcelId}/events': op('listParcelEvents', 'Tracking', {
+    success: 'The parcel’s shipment, with that parcel’s events alone.',
+  }),
   'GET /v1/labels/{shipmentId}': op('getLabels', 'Labels', { conditional: true }),
 
   'GET /v1/products': op('listProducts', 'Products', { success: 'The products.' }),

@@ -254,6 +254,39 @@ describe('POST /ops/scans', () => {
     ).toBe(404);
   });
 
+  test('a parcel is tracked by the number on its label; another customer learns nothing of it', async () => {
+    const { ShipmentId, ParcelIds } = await book();
+    const [first = '', second = ''] = ParcelIds.map(String);
+    await scan([
+      { EventId: `pt-${first}`, ParcelId: first, EventType: 'PickedUp', Time: '2026-11-23T08:20:00' },
+    ]);
+    const read = (parcelId: string, k = key) =>
+      ctx.app.inject({ url: `/v1/Parcel/${encodeURIComponent(parcelId)}/events`, headers: bearer(k) });
+    const tracked = await read(String(first));
+    expect(tracked.statusCode, tracked.body).toBe(200);
+    expect(json(tracked)).toEqual({
+      ShipmentId,
+      PickedupDate: '2026-11-23T08:20:00',
+      Parcels: [
+        {
+          ParcelId: first,
+          Events: [
+            { EventId: `pt-${first}`, EventType: 'PickedUp', Time: '2026-11-23T08:20:00', Terminal: null },
+          ],
+        },
+      ],
+    });
+    expect(json<{ Parcels: { Events: unknown[] }[] }>(await read(String(second))).Parcels[0]?.Events).toEqual(
+      [],
+    );
+    // Another customer's parcel and an unknown number answer alike, naming the parcel alone.
+    for (const parcelId of [first, '00370000000000000000']) {
+      const res = await read(parcelId, parcelId === first ? otherKey : key);
+      expect(res.statusCode).toBe(404);
+      expect(json<{ detail: string }>(res).detail).toBe(`Parcel ${parcelId} was not found.`);
+    }
+  });
+
   test("an ops key that names customer numbers scans only their parcels; another's are unknown to it", async () => {
     const theirs = await ctx.app.inject({
       method: 'POST',

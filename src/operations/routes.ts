@@ -40,6 +40,7 @@ const Tracking = Type.Object({
 });
 
 const ShipmentIdParam = Type.Object({ shipmentid: Type.String({ minLength: 1, maxLength: 35 }) });
+const ParcelIdParam = Type.Object({ parcelId: Type.String({ minLength: 1, maxLength: 35 }) });
 
 export const operationsRoutes: FastifyPluginAsyncTypebox<{
   operations: OperationsService;
@@ -82,6 +83,22 @@ export const operationsRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) => operations.eventsOf(request.account, request.params.shipmentid),
+  );
+
+  app.get(
+    '/v1/Parcel/:parcelId/events',
+    {
+      config: { scope: 'shipments' },
+      schema: {
+        tags: ['Tracking'],
+        summary: 'Read the scan events of a parcel, by the number on its label',
+        description:
+          'The parcel’s shipment in the shape of `GET /v1/Shipment/{shipmentid}/events`, with that parcel alone in `Parcels`. Unknown, cancelled and other customers’ parcels are 404.',
+        params: ParcelIdParam,
+        response: { 200: Tracking, ...problemResponses(404), ...authErrors },
+      },
+    },
+    async (request) => operations.parcelEventsOf(request.account, request.params.parcelId),
   );
 
   if (simulator) {

@@ -51,7 +51,10 @@ export interface ScanResult {
 export interface OperationsDeps {
   db: Db;
   /** The shipments and parcels the scans are about (booking's read model). */
-  booking: Pick<BookingService, 'parcelsForScans' | 'lockForScans' | 'recordScans' | 'tracking'>;
+  booking: Pick<
+    BookingService,
+    'parcelsForScans' | 'lockForScans' | 'recordScans' | 'tracking' | 'parcelTracking'
+  >;
   /** Known terminal codes (the routing data). */
   terminalCodes: () => Promise<ReadonlySet<string>>;
   clock?: () => Date;
@@ -69,6 +72,26 @@ export type OperationsService = ReturnType<typeof createOperationsService>;
 export function createOperationsService(deps: OperationsDeps) {
   const { db } = deps;
   const clock = deps.clock ?? (() => new Date());
+
+  /** The scans of a shipment's parcels in view, each parcel's in time order. */
+  async function eventsView(shipment: { shipmentId: string; pickedUpAt: Date | null; parcelIds: string[] }) {
+    const scans = await createOperationsStore(db).scansOf(shipment.shipmentId);
+    return {
+      ShipmentId: shipment.shipmentId,
+      PickedupDate: shipment.pickedUpAt ? formatOslo(shipment.pickedUpAt) : null,
+      Parcels: shipment.parcelIds.map((parcelId) => ({
+        ParcelId: parcelId,
+        Events: scans
+          .filter((s) => s.parcelId === parcelId)
+          .map((s) => ({
+            EventId: s.eventId,
+            EventType: s.eventType,
+            Time: formatOslo(s.time),
+            Terminal: s.terminal,
+          })),
+      })),
+    };
+  }
 
   return {
     /**
@@ -226,25 +249,12 @@ export function createOperationsService(deps: OperationsDeps) {
     },
 
     /** `GET /v1/Shipment/{id}/events`: a shipment's scans per parcel, ordered by time. */
-    async eventsOf(account: Account, shipmentId: string) {
-      const shipment = await deps.booking.tracking(account, shipmentId);
-      const scans = await createOperationsStore(db).scansOf(shipmentId);
-      return {
-        ShipmentId: shipmentId,
-        PickedupDate: shipment.pickedUpAt ? formatOslo(shipment.pickedUpAt) : null,
-        Parcels: shipment.parcelIds.map((parcelId) => ({
-          ParcelId: parcelId,
-          Events: scans
-            .filter((s) => s.parcelId === parcelId)
-            .map((s) => ({
-              EventId: s.eventId,
-              EventType: s.eventType,
-              Time: formatOslo(s.time),
-              Terminal: s.terminal,
-            })),
-        })),
-      };
-    },
+    eventsOf: async (account: Account, shipmentId: string) =>
+      eventsView(await deps.booking.tracking(account, shipmentId)),
+
+    /** The events of one parcel, by its number, in the shape of its shipment's (that parcel alone). */
+    parcelEventsOf: async (account: Account, parcelId: string) =>
+      eventsView(await deps.booking.parcelTracking(account, parcelId)),
 
     /** Scan types seen for each parcel of a shipment (for the sandbox simulator). */
     scanTypesOf: (shipmentId: string) => createOperationsStore(db).scanTypesOf(shipmentId),

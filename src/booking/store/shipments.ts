@@ -64,6 +64,15 @@ export function createBookingStore(db: DbOrTx) {
       return row?.customerNr ?? null;
     },
 
+    /** The shipment a parcel number belongs to, or null. */
+    async parcelShipment(parcelId: string): Promise<string | null> {
+      const [row] = await db
+        .select({ shipmentId: parcels.shipmentId })
+        .from(parcels)
+        .where(eq(parcels.parcelId, parcelId));
+      return row?.shipmentId ?? null;
+    },
+
     parcelsOf: (shipmentId: string) =>
       db.select().from(parcels).where(eq(parcels.shipmentId, shipmentId)).orderBy(asc(parcels.seq)),
 
