@@ -65,7 +65,7 @@ export function createIdempotency({ db, leaseMs }: { db: Db; leaseMs: number }) 
           if (!row) continue; // released in between: claim again
           const age = row.ageMs;
           if (age > REPLAY_HOURS * 3_600_000) {
-            await store.removeExpired(apiKeyId, key, row.createdAt);
+            await store.removeExpired(apiKeyId, key, row.claimToken);
             continue;
           }
           if (row.requestHash !== hash) {

@@ -1064,6 +1064,19 @@ describe('idempotency', () => {
     },
   );
 
+  test('a key past its replay window books anew at once, before any prune removed its record', async () => {
+    const body = booking({ SenderReference: 'IDEM-9' });
+    expect((await post(body, key, { 'idempotency-key': 'idem-9' })).statusCode).toBe(201);
+    // 25 hours old by the database's clock, with its microseconds (PostgreSQL keeps them).
+    await ctx.database.db
+      .update(idempotencyKeys)
+      .set({ createdAt: sql`now() - interval '25 hours 0.123456 seconds'` })
+      .where(eq(idempotencyKeys.key, 'idem-9'));
+    const again = await post(booking({ SenderReference: 'IDEM-9b' }), key, { 'idempotency-key': 'idem-9' });
+    expect(again.statusCode, again.body).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
+  });
+
   test('records past the replay window are pruned, in batches; the key books anew after', async () => {
     const body = booking({ SenderReference: 'IDEM-7' });
     for (const k of ['idem-7a', 'idem-7b', 'idem-7c']) {

@@ -50,10 +50,9 @@ export function createIdempotencyStore(db: DbOrTx) {
     },
 
     /** Removes an expired record, unless it was renewed since it was read. */
-    async removeExpired(apiKeyId: string, key: string, createdAt: Date): Promise<void> {
-      await db
-        .delete(idempotencyKeys)
-        .where(and(keyIs(apiKeyId, key), eq(idempotencyKeys.createdAt, createdAt)));
+    async removeExpired(apiKeyId: string, key: string, token: string): Promise<void> {
+      // By its claim token, not its time: PostgreSQL keeps microseconds a JavaScript Date has not.
+      await db.delete(idempotencyKeys).where(claimIs(apiKeyId, key, token));
     },
 
     /** Takes over the unanswered claim `previousToken`; false when another retry took it first. */
