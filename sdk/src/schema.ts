@@ -1266,7 +1266,7 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
-        /** @description Requests a minute this key may make. */
+        /** @description Requests a minute this key may make (at the token endpoint: this client address). */
         "X-RateLimit-Limit": number;
         /** @description Requests left in the current minute. */
         "X-RateLimit-Remaining": number;

@@ -24,7 +24,7 @@ export const READ_EXAMPLES: Record<string, OperationExamples> = {
       },
     },
   },
-  // The booking above, read back.
+  // The examples' booking (BOOKING_EXAMPLE), read back.
   getShipmentV2: {
     responses: {
       200: [

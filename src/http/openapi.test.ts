@@ -151,6 +151,11 @@ test('the token endpoint needs no credentials, and generators can run its client
   }
   expect(full.components.securitySchemes.oauth2?.flows?.clientCredentials?.tokenUrl).toBe('/oauth/token');
   expect(full.security).toEqual([{ bearer: [] }, { oauth2: [] }]);
+  // An operation that names its own requirement offers the token flow too.
+  for (const { key, op } of operations) {
+    const own = (op as { security?: Record<string, string[]>[] }).security;
+    if (own && own.length > 0) expect(own, key).toContainEqual({ oauth2: [] });
+  }
 });
 
 test('401 and 403 are really sent as text/plain, problems as application/problem+json', async () => {

@@ -40,7 +40,10 @@ const COMMON_HEADERS = {
   'X-Request-Id': header(
     'The request’s id: the caller’s own when it sent a sane one, else generated; problem bodies give it as `traceId`, and the server’s log names it.',
   ),
-  'X-RateLimit-Limit': header('Requests a minute this key may make.', { type: 'integer', minimum: 0 }),
+  'X-RateLimit-Limit': header(
+    'Requests a minute this key may make (at the token endpoint: this client address).',
+    { type: 'integer', minimum: 0 },
+  ),
   'X-RateLimit-Remaining': header('Requests left in the current minute.', { type: 'integer', minimum: 0 }),
   'X-RateLimit-Reset': header('Seconds until the count starts again.', { type: 'integer', minimum: 0 }),
 };

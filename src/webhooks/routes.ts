@@ -14,7 +14,7 @@ import {
 import type { WebhookService } from './service';
 
 const tags = ['Webhooks'];
-const security = [{ bearer: [] }];
+const security: Record<string, string[]>[] = [{ bearer: [] }, { oauth2: [] }];
 const config = { scope: 'webhooks' as const };
 
 export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService }> = async (
