@@ -5,6 +5,7 @@ import { osloBergenBooking, toGothenburg } from '../../test/factories';
 import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
 import { outboxEvents } from '../events/tables';
 import { contentTag } from '../http/conditional';
+import { claimTick } from '../jobs/ticks';
 import { isKid } from '../lib/kid';
 import { V1_COST_FIELDS } from './cost-codes';
 import { nokText } from './format';
@@ -648,12 +649,18 @@ test('a run that waited for the number lock across midnight is dated the day it 
   await pickUp(booked, ['2026-11-30T09:55:00']);
   const before = (await ctx.database.db.select().from(invoices)).length;
   now = new Date('2026-11-30T22:59:59Z');
-  const result = await ctx.services.invoicing.run({ ToDate: '2026-11-30' }, async () => {
+  // As the schedule runs it: `first` claims the tick in the run's transaction. The attempt given up
+  // must roll its claim back, or the attempt that follows would find its own tick taken.
+  const tick = new Date('2026-11-30T22:59:00Z');
+  let claims = 0;
+  const result = await ctx.services.invoicing.run({ ToDate: '2026-11-30' }, async (tx) => {
+    claims++;
+    await claimTick(tx, 'invoicing-midnight-test', tick, 'test');
     now = new Date('2026-11-30T23:00:01Z');
   });
+  expect(claims).toBe(2);
   expect(result.Invoices.length).toBeGreaterThan(0);
   const all = await ctx.database.db.select().from(invoices);
-  // The attempt dated 30 November was rolled back whole: only the run's own invoices were added.
   expect(all.length).toBe(before + result.Invoices.length);
   for (const { InvoiceNr } of result.Invoices) {
     expect(all.find((i) => i.invoiceNr === InvoiceNr)?.invoiceDate).toBe('2026-12-01');

@@ -38,14 +38,14 @@ export const SHIPMENTS_PER_PASS = 2000;
 /** At most this many shipment ids in an `invoice.issued` event (about 20 KB of them). */
 const EVENT_SHIPMENT_IDS = 1000;
 
+/** Thrown to roll back a transaction whose day turned while it waited for the invoice-number lock. */
+const DAY_TURNED = new Error('the invoice date turned while waiting for the invoice-number lock');
+
 /**
  * The shipments an `invoice.issued` event names: the first 1 000, their count and whether that is
  * all of them. Capped so a big payer's event stays within common webhook receivers' body limits (the
  * whole list of 90 000 was 1.9 MB); `GetInvoiceDetails` has every line.
  */
-/** Thrown to roll back a transaction whose day turned while it waited for the invoice-number lock. */
-const DAY_TURNED = new Error('the invoice date turned while waiting for the invoice-number lock');
-
 export function eventShipments(ids: readonly string[]) {
   return {
     ShipmentIds: ids.slice(0, EVENT_SHIPMENT_IDS),
