@@ -5,7 +5,14 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { GENERATED_FILE, generateSchemaTypes } from '../sdk/generate';
-import { createKolliClient, type KolliClient, KolliError, orThrow, retryAfterMs } from '../sdk/src/index';
+import {
+  aspNetQuery,
+  createKolliClient,
+  type KolliClient,
+  KolliError,
+  orThrow,
+  retryAfterMs,
+} from '../sdk/src/index';
 import { osloBergenBooking } from './factories';
 import { ADMIN_KEY, buildTestApp, type TestContext } from './helpers';
 
@@ -333,4 +340,34 @@ describe('what the hand-written layer adds', () => {
     expect(waits).toEqual([100, 200]);
     expect(retryAfterMs('Wed, 25 Nov 2026 08:00:10 GMT', Date.parse('2026-11-25T08:00:00Z'))).toBe(10_000);
   });
+});
+
+test('query values are written as ASP.NET binds them, at any depth', () => {
+  expect(
+    aspNetQuery({
+      Weight: 12.5,
+      Direct: false,
+      Empty: [],
+      Gone: null,
+      Services: ['16', '35'],
+      Parcels: [
+        { Weight: 2, Dims: { Length: 60 } },
+        { Weight: 3, Tags: ['a b', 'æ'] },
+      ],
+      PickupDate: new Date('2026-11-23T08:00:00Z'),
+    }),
+  ).toBe(
+    [
+      'Weight=12.5',
+      'Direct=false',
+      'Services=16',
+      'Services=35',
+      'Parcels%5B0%5D.Weight=2',
+      'Parcels%5B0%5D.Dims.Length=60',
+      'Parcels%5B1%5D.Weight=3',
+      'Parcels%5B1%5D.Tags=a%20b',
+      'Parcels%5B1%5D.Tags=%C3%A6',
+      'PickupDate=2026-11-23T08%3A00%3A00.000Z',
+    ].join('&'),
+  );
 });

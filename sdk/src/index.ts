@@ -147,31 +147,36 @@ export function createKolliClient(options: KolliClientOptions): KolliClient {
   return createClient<paths>({ baseUrl: base, fetch: send, querySerializer: aspNetQuery });
 }
 
-type QueryValue = string | number | boolean | null | undefined;
-
 /**
- * A query string as the server reads one (ASP.NET's binding): a list repeats its parameter
- * (`Services=16&Services=35`) and a list of objects is indexed (`Parcels[0].Weight=12&Parcels[0].Length=60`),
- * which openapi-fetch's own serializer refuses. `null` and `undefined` are left out.
+ * A query string as the server reads one (ASP.NET's binding): a list of values repeats its parameter
+ * (`Services=16&Services=35`), a list of objects is indexed (`Parcels[0].Weight=12&Parcels[0].Length=60`)
+ * and an object's members are dotted (`Parcel.Weight=12`), at any depth; a `Date` is its ISO form.
+ * openapi-fetch's own serializer refuses lists of objects. `null` and `undefined` are left out.
  */
 export function aspNetQuery(query: Record<string, unknown>): string {
   const pairs: string[] = [];
-  const add = (name: string, value: QueryValue) => {
-    if (value !== null && value !== undefined)
-      pairs.push(`${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
-  };
-  const addObject = (prefix: string, item: object) => {
-    for (const [property, value] of Object.entries(item)) add(`${prefix}.${property}`, value as QueryValue);
-  };
-  for (const [name, value] of Object.entries(query)) {
+  const add = (name: string, value: unknown): void => {
+    if (value === null || value === undefined) return;
+    if (value instanceof Date) {
+      add(name, value.toISOString());
+      return;
+    }
     if (Array.isArray(value)) {
       value.forEach((item, i) => {
-        if (item !== null && typeof item === 'object') addObject(`${name}[${i}]`, item);
-        else add(name, item as QueryValue);
+        add(
+          item !== null && typeof item === 'object' && !(item instanceof Date) ? `${name}[${i}]` : name,
+          item,
+        );
       });
-    } else if (value !== null && typeof value === 'object') addObject(name, value);
-    else add(name, value as QueryValue);
-  }
+      return;
+    }
+    if (typeof value === 'object') {
+      for (const [member, v] of Object.entries(value)) add(`${name}.${member}`, v);
+      return;
+    }
+    pairs.push(`${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`);
+  };
+  for (const [name, value] of Object.entries(query)) add(name, value);
   return pairs.join('&');
 }
 
