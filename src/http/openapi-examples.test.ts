@@ -37,10 +37,9 @@ test('a real booking, its price, a price answer and an invoice report', async ()
   expect(booked.statusCode, booked.body).toBe(201);
   const { ShipmentId, ParcelIds } = json<{ ShipmentId: string; ParcelIds: string[] }>(booked);
   const answers: Record<string, unknown> = { updateShipment: json(booked) };
+  const read = async (url: string) => json(await ctx.app.inject({ url, headers: bearer(key) }));
 
-  answers.getShipmentPrice = json(
-    await ctx.app.inject({ url: `/v2/Shipment/${ShipmentId}/price`, headers: bearer(key) }),
-  );
+  answers.getShipmentPrice = await read(`/v2/Shipment/${ShipmentId}/price`);
   answers.calculatePriceV2 = json(
     await ctx.app.inject({
       method: 'POST',
@@ -54,37 +53,19 @@ test('a real booking, its price, a price answer and an invoice report', async ()
   await pickUp(ctx, ParcelIds, '2026-11-23T13:00:00', 'scan');
   now = new Date('2026-11-30T09:00:00Z');
   await invoiceUpTo(ctx, '2026-11-29');
-  answers.getInvoiceReportV2 = json(
-    await ctx.app.inject({
-      url: '/v2/Invoice/GetInvoiceReport?Customernr=1000&Payer=S&FromPickupDate=2026-11-23&ToPickupDate=2026-11-23',
-      headers: bearer(key),
-    }),
+  answers.getInvoiceReportV2 = await read(
+    '/v2/Invoice/GetInvoiceReport?Customernr=1000&Payer=S&FromPickupDate=2026-11-23&ToPickupDate=2026-11-23',
   );
 
-  answers.getPriceV3 = json(
-    await ctx.app.inject({
-      url: '/v3/Calculate/?Customernr=1000&SenderZip=0150&ReceiverZip=5003&Weight=12&VolumeD3=72&ProductCode=43&Services=16',
-      headers: bearer(key),
-    }),
+  answers.getPriceV3 = await read(
+    '/v3/Calculate/?Customernr=1000&SenderZip=0150&ReceiverZip=5003&Weight=12&VolumeD3=72&ProductCode=43&Services=16',
   );
-  answers.getShipmentV2 = json(
-    await ctx.app.inject({ url: `/v2/Shipment/${ShipmentId}`, headers: bearer(key) }),
+  answers.getShipmentV2 = await read(`/v2/Shipment/${ShipmentId}`);
+  answers.listShipmentEvents = await read(`/v1/Shipment/${ShipmentId}/events`);
+  answers.listShipments = await read(
+    '/v1/shipment/list?postalcode=0154&customerid=1000&pickupFromDate=2026-11-23&pickupToDate=2026-11-23',
   );
-  answers.listShipmentEvents = json(
-    await ctx.app.inject({ url: `/v1/Shipment/${ShipmentId}/events`, headers: bearer(key) }),
-  );
-  answers.listShipments = json(
-    await ctx.app.inject({
-      url: '/v1/shipment/list?postalcode=0154&customerid=1000&pickupFromDate=2026-11-23&pickupToDate=2026-11-23',
-      headers: bearer(key),
-    }),
-  );
-  answers.getInvoiceDetails = json(
-    await ctx.app.inject({
-      url: '/v1/Invoice/GetInvoiceDetails?Customernr=1000&Invoicenr=1',
-      headers: bearer(key),
-    }),
-  );
+  answers.getInvoiceDetails = await read('/v1/Invoice/GetInvoiceDetails?Customernr=1000&Invoicenr=1');
 
   // PRINT_EXAMPLES=<file> writes the answers, to update the examples after a deliberate change.
   if (process.env.PRINT_EXAMPLES) writeFileSync(process.env.PRINT_EXAMPLES, JSON.stringify(answers, null, 2));
