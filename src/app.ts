@@ -360,7 +360,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(scalar, {
     routePrefix: '/docs',
-    configuration: { url: '/openapi.json', title: 'Kolli API reference', hideClientButton: false },
+    // The system's fonts, not Scalar's from its CDN: the page loads nothing from elsewhere, so a
+    // sandbox without internet shows it whole and a reader's visit is told to no third party.
+    configuration: {
+      url: '/openapi.json',
+      title: 'Kolli API reference',
+      hideClientButton: false,
+      withDefaultFonts: false,
+    },
   });
   return app;
 }

@@ -51,6 +51,23 @@ describe.skipIf(!hasChromium)('portal: the integrator’s path and tenancy', () 
     target?.close();
   });
 
+  test('the API reference at /docs loads nothing from outside this server (a sandbox runs offline)', async () => {
+    const { page, base } = p;
+    const outside: string[] = [];
+    const watch = (request: { url(): string }) => {
+      const url = request.url();
+      if (!url.startsWith(base) && !/^(data|blob|about):/.test(url)) outside.push(url);
+    };
+    page.on('request', watch);
+    try {
+      await page.goto(`${base}/docs`, { waitUntil: 'networkidle' });
+      await page.getByText('Kolli — parcel shipping service').first().waitFor();
+    } finally {
+      page.off('request', watch);
+    }
+    expect(outside).toEqual([]);
+  });
+
   test('webhook created, test-fired and its delivery seen; a refused request found in the request log', async () => {
     const { page, base } = p;
     // Through the OAuth token flow: key id and key give an access token.
