@@ -1,4 +1,4 @@
-import { and, between, eq, or, type SQL, sql } from 'drizzle-orm';
+import { or, type SQL, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../db/client';
 import { gsin, sscc } from '../../lib/gs1';
@@ -64,6 +64,10 @@ function blockSource(sequence: string, ids: IdColumn) {
   };
   const width = ids.length - ids.head.length - 1;
   const idInSql = (serial: SQL) => sql`${ids.head} || lpad((${serial})::text, ${width}::int, '0')`;
+  /** The booked ids of serials `from` … `to`: a range of the id's unique index (any check digit). */
+  const bookedBetween = (from: SQL, to: SQL) =>
+    sql`${ids.column} between ${idInSql(from)} || '0' and ${idInSql(to)} || '9'
+      and length(${ids.column}) = ${ids.length}::int`;
   const last = sql.raw(String(SERIAL_BLOCK - 1));
   return {
     /**
@@ -80,9 +84,7 @@ function blockSource(sequence: string, ids: IdColumn) {
       const drawn: SQL = sql`with drawn as materialized (
           select nextval(${sequence}) as v from generate_series(1, ${blocks}))
         select v::text as v, array(
-          select ${ids.column} from ${ids.column.table} where ${ids.column}
-            between ${idInSql(sql`v`)} || '0' and ${idInSql(sql`v + ${last}`)} || '9'
-            and length(${ids.column}) = ${ids.length}::int) as taken
+          select ${ids.column} from ${ids.column.table} where ${bookedBetween(sql`v`, sql`v + ${last}`)}) as taken
         from drawn`;
       for (const row of rowsOf<{ v: string; taken?: string[] }>(await db.execute(drawn))) {
         const start = BigInt(row.v);
@@ -98,13 +100,12 @@ function blockSource(sequence: string, ids: IdColumn) {
     /** Reads again which ids of the blocks in hand are booked: after a write failed on one. */
     async refresh(db: DbOrTx): Promise<void> {
       if (hand.length === 0) return;
-      // An id without its check digit, then any check digit: the range of a block's ids.
-      const body = (serial: bigint) => ids.idOf(serial).slice(0, -1);
-      const ranges = hand.map((b) => between(ids.column, `${body(b.next)}0`, `${body(b.end - 1n)}9`));
+      const serial = (n: bigint) => sql`${String(n)}::bigint`;
+      const ranges = hand.map((b) => bookedBetween(serial(b.next), serial(b.end - 1n)));
       const rows = await db
         .select({ id: ids.column })
         .from(ids.column.table)
-        .where(and(eq(sql`length(${ids.column})`, ids.length), or(...ranges)));
+        .where(or(...ranges));
       remember(rows.map((r) => String(r.id)));
     },
   };
