@@ -176,7 +176,10 @@ export function createBookingService(deps: BookingDeps) {
     shipmentOwner: (shipmentId: string) => createBookingStore(db).shipmentOwner(shipmentId),
 
     /** The customer behind a parcel number of a shipment that is not cancelled, or null. */
-    parcelOwner: (parcelId: string) => createBookingStore(db).parcelOwner(parcelId),
+    async parcelOwner(parcelId: string): Promise<string | null> {
+      const row = await createBookingStore(db).shipmentOfParcel(parcelId);
+      return row && !row.cancelledAt ? row.customerNr : null;
+    },
 
     /** A visible shipment's pickup time and parcel numbers, in parcel order (the tracking view). */
     async tracking(account: Account, id: string) {
@@ -190,9 +193,7 @@ export function createBookingService(deps: BookingDeps) {
      * it tells nothing of another customer's shipment.
      */
     async parcelTracking(account: Account, parcelId: string) {
-      const store = createBookingStore(db);
-      const shipmentId = await store.parcelShipment(parcelId);
-      const row = shipmentId ? await store.shipment(shipmentId) : null;
+      const row = await createBookingStore(db).shipmentOfParcel(parcelId);
       if (!row || row.cancelledAt || !canActFor(account, row.customerNr))
         throw notFound(`Parcel ${parcelId}`);
       return { shipmentId: row.id, pickedUpAt: row.pickedUpAt, parcelIds: [parcelId] };

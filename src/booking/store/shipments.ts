@@ -54,23 +54,14 @@ export function createBookingStore(db: DbOrTx) {
       return row?.customerNr ?? null;
     },
 
-    /** The customer behind a parcel number of a shipment that is not cancelled, or null. */
-    async parcelOwner(parcelId: string): Promise<string | null> {
+    /** The shipment a parcel number belongs to (cancelled or not), or null: one statement. */
+    async shipmentOfParcel(parcelId: string): Promise<ShipmentRow | null> {
       const [row] = await db
-        .select({ customerNr: shipments.customerNr })
+        .select(shipmentColumns)
         .from(parcels)
         .innerJoin(shipments, eq(shipments.id, parcels.shipmentId))
-        .where(and(eq(parcels.parcelId, parcelId), isNull(shipments.cancelledAt)));
-      return row?.customerNr ?? null;
-    },
-
-    /** The shipment a parcel number belongs to, or null. */
-    async parcelShipment(parcelId: string): Promise<string | null> {
-      const [row] = await db
-        .select({ shipmentId: parcels.shipmentId })
-        .from(parcels)
         .where(eq(parcels.parcelId, parcelId));
-      return row?.shipmentId ?? null;
+      return row ?? null;
     },
 
     parcelsOf: (shipmentId: string) =>
