@@ -8,7 +8,12 @@ import { checkCustomHeaders } from './headers';
 import type { DeliveriesResponse, TestResult, WebhookRecord, WebhookRequest } from './schemas';
 import { secretProblem } from './signing';
 import { countByStatus } from './store/deliveries';
-import { createWebhookStore, type WebhookRow, type WebhookStore } from './store/registrations';
+import {
+  createWebhookStore,
+  type ListenTarget,
+  type WebhookRow,
+  type WebhookStore,
+} from './store/registrations';
 import { addMonths, formatWithOffset, parseDateTime } from './times';
 import { type Lookup, urlProblem } from './url-guard';
 
@@ -119,7 +124,7 @@ export function createWebhookService(deps: WebhookDeps) {
    * that eventValue, so registrations made at the same moment cannot all take the last place.
    */
   function withinLimit<T>(
-    values: { customerNr: string; eventValueType: number; eventValue: string },
+    values: ListenTarget,
     replacing: string | null,
     write: (locked: WebhookStore) => Promise<T>,
   ): Promise<T> {

@@ -9,6 +9,13 @@ export type AttemptRow = typeof webhookAttempts.$inferSelect;
 
 export type WebhookStore = ReturnType<typeof createWebhookStore>;
 
+/** What a registration listens to: a customer's parcel, shipment or whole account (eventValueType). */
+export interface ListenTarget {
+  customerNr: string;
+  eventValueType: number;
+  eventValue: string;
+}
+
 /** Drizzle queries of the webhook registrations and their delivery history. */
 export function createWebhookStore(db: DbOrTx) {
   return {
@@ -27,7 +34,7 @@ export function createWebhookStore(db: DbOrTx) {
      * Holds the registrations of one eventValue against other writers until the transaction ends
      * (`db` must be one), so that counting them and writing one are one step.
      */
-    async lockListeners(target: { customerNr: string; eventValueType: number; eventValue: string }) {
+    async lockListeners(target: ListenTarget) {
       const name = `webhooks:${target.customerNr}:${target.eventValueType}:${target.eventValue}`;
       await db.execute(sql`select pg_advisory_xact_lock(hashtext(${name}))`);
     },
@@ -36,11 +43,7 @@ export function createWebhookStore(db: DbOrTx) {
      * How many registrations deliver the events of one eventValue at `now` (enabled, not expired),
      * leaving out `except` (the one a replace is about to change).
      */
-    async listening(
-      target: { customerNr: string; eventValueType: number; eventValue: string },
-      now: Date,
-      except: string | null,
-    ): Promise<number> {
+    async listening(target: ListenTarget, now: Date, except: string | null): Promise<number> {
       const [row] = await db
         .select({ n: count() })
         .from(webhooks)
