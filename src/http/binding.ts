@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer';
+import { ValidationFailed } from '../lib/errors';
 import { formatOslo, parseZoned } from '../lib/oslo-time';
 
 /**
@@ -209,8 +210,15 @@ function mergeCaseVariants(query: Record<string, unknown>): Record<string, unkno
  * `parcels[0][weight]=12`) become `parcels: [{ weight: '12', length: '60' }]`, and `service[0]=16&
  * service[1]=35` becomes `service: ['16', '35']`, ordered by index. `compileQueryBinder` runs it
  * before renaming, so the list and its properties bind case-insensitively.
+ *
+ * Indexes run from 0 without a gap. ASP.NET stops reading a list at its first missing index, so
+ * `Parcels[0]…&Parcels[2]…` is one parcel there and `Parcels[1]…` alone none: items the client
+ * sent would be priced or dropped silently. A gap is refused instead, naming the missing item.
  */
-function groupIndexedParams(query: Record<string, unknown>): Record<string, unknown> {
+function groupIndexedParams(
+  query: Record<string, unknown>,
+  declared: ReadonlySet<string>,
+): Record<string, unknown> {
   let indexed = false;
   for (const key in query) {
     if (key.includes('[')) {
@@ -251,7 +259,20 @@ function groupIndexedParams(query: Record<string, unknown>): Record<string, unkn
     item[lower] = Object.hasOwn(item, lower) ? [...valuesOf(item[lower]), ...valuesOf(value)] : value;
   }
   for (const [lower, { name, items }] of lists) {
-    const values = [...items.entries()].sort(([a], [b]) => a - b).map(([, item]) => item);
+    const sorted = [...items.entries()].sort(([a], [b]) => a - b);
+    // Named as the route declares the list, as every other problem of its items is; a list the
+    // route does not declare is dropped by the binder, as any unknown name is.
+    const spelt = [...declared].find((d) => d.toLowerCase() === lower);
+    const gap = sorted.findIndex(([index], position) => index !== position);
+    if (spelt !== undefined && gap >= 0) {
+      const missing = `${spelt}[${gap}]`;
+      throw new ValidationFailed({
+        [missing]: [
+          `The ${missing} field is required: a list's items are numbered from 0 without a gap, and ${spelt}[${sorted[gap]?.[0]}] was given.`,
+        ],
+      });
+    }
+    const values = sorted.map(([, item]) => item);
     // `Services=16&services[0]=35` is one list of two values.
     const plain = Object.keys(out).find((k) => k.toLowerCase() === lower);
     if (plain === undefined) out[name] = values;
@@ -260,7 +281,10 @@ function groupIndexedParams(query: Record<string, unknown>): Record<string, unkn
   return out;
 }
 
-/** A query-string binder: case variants merged, indexed lists grouped, then names and values bound. */
+/**
+ * A query-string binder: case variants merged, indexed lists grouped, then names and values bound.
+ * Throws `ValidationFailed` for an indexed list with a gap.
+ */
 export function compileQueryBinder(schema: JsonSchema | undefined): Binder {
   const bind = compileBinder(schema, true);
   if (bind === identity) return identity;
@@ -275,7 +299,7 @@ export function compileQueryBinder(schema: JsonSchema | undefined): Binder {
         break;
       }
     }
-    return bind(groupIndexedParams(params));
+    return bind(groupIndexedParams(params, declared));
   };
 }
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { Type } from 'typebox';
 import { describe, expect, test } from 'vitest';
+import type { ValidationFailed } from '../lib/errors';
 import { compileBinder, compileQueryBinder } from './binding';
 
 const schema = Type.Object({
@@ -85,6 +86,23 @@ describe('compileQueryBinder', () => {
     expect(prices({ 'parcels[0].weight': '30', 'Parcels[1].Weight': '31' })).toEqual({
       Parcels: [{ Weight: 30 }, { Weight: 31 }],
     });
+  });
+
+  test('an indexed list must run from 0 without a gap; the missing item is named as declared', () => {
+    const missing = (query: Record<string, unknown>) => {
+      try {
+        prices(query);
+        return null;
+      } catch (err) {
+        return (err as ValidationFailed).errors;
+      }
+    };
+    expect(Object.keys(missing({ 'parcels[0].weight': '1', 'parcels[2].weight': '2' }) ?? {})).toEqual([
+      'Parcels[1]',
+    ]);
+    expect(Object.keys(missing({ 'services[1]': '16' }) ?? {})).toEqual(['Services[0]']);
+    expect(missing({ 'other[5]': 'x', 'Services[0]': '16' })).toBeNull();
+    expect(missing({ 'Parcels[0].Weight': '1', 'Parcels[1].Weight': '2' })).toBeNull();
   });
 
   test('a parameter given twice in two spellings is given twice, as one spelling given twice is', () => {

@@ -37,7 +37,13 @@ export function bindRouteInput(route: RouteOptions): void {
       sentBodies.set(request, request.body);
       request.body = bindBody(request.body);
     }
-    if (schema?.querystring) request.query = bindQuery(request.query);
+    if (schema?.querystring) {
+      try {
+        request.query = bindQuery(request.query);
+      } catch (err) {
+        return done(err as Error);
+      }
+    }
     const url = request.raw.url ?? '';
     const replaced = bodyWasInvalidUtf8(request as unknown as FastifyRequest);
     // Nearly every request is clean: it is told so without building a list.

@@ -200,13 +200,30 @@ describe('GET /v3/Calculate/', () => {
 
   test('lists as ASP.NET binds them: `Services[0]=16`, and `Parcels[i]` in any spelling', async () => {
     const base = 'Customernr=2000&SenderZip=0150&ReceiverZip=5003&ProductCode=43';
-    const indexed = await get(`/v3/Calculate?${base}&Weight=25&Services[0]=16&service[1]=35`);
+    const indexed = await get(`/v3/Calculate?${base}&Weight=25&Services[0]=16&service[0]=35`);
     expect(indexed.statusCode, indexed.body).toBe(200);
     expect(json<V3Result>(indexed).Services.map((s) => s.ServiceCode)).toEqual(['16', '35']);
     const mixed = await get(`/v3/Calculate?${base}&Parcels[0].Weight=30&parcels[1].weight=30`);
     const same = await get(`/v3/Calculate?${base}&Parcels[0].Weight=30&Parcels[1].Weight=30`);
     expect(json<V3Result>(mixed).Total).toBe(json<V3Result>(same).Total);
     expect(json<V3Result>(mixed).Total).not.toBe(json<V3Result>(await v3({ Weight: 30 })).Total);
+  });
+
+  test('an indexed list with a gap is a 400 naming the missing item, never priced without it', async () => {
+    // ASP.NET stops at the first missing index: the original would price one parcel of the two
+    // here, and none for `Parcels[1]` alone; Kolli priced both, then the one.
+    const base = 'Customernr=2000&SenderZip=0150&ReceiverZip=5003&ProductCode=43&Weight=10';
+    for (const [query, missing] of [
+      ['Parcels[0].Weight=10&parcels[2].weight=30', 'Parcels[1]'],
+      ['parcels[1].weight=30', 'Parcels[0]'],
+      ['Services[1]=16', 'Services[0]'],
+    ] as const) {
+      const res = await get(`/v3/Calculate?${base}&${query}`);
+      expect(res.statusCode, query).toBe(400);
+      expect(Object.keys(errorsOf(res)), query).toEqual([missing]);
+    }
+    // A list the route does not declare is ignored, as any unknown parameter is.
+    expect((await get(`/v3/Calculate?${base}&Extra[3]=1`)).statusCode).toBe(200);
   });
 
   test('a value of only spaces is no number: a 400, not a price for 0', async () => {
