@@ -111,8 +111,11 @@ export function checkMeasures(
   }
 }
 
-/** The floor of a pallet given without length and width: a 120×80 cm EUR pallet. */
-const PALLET_FLOOR_CM2 = 120 * 80;
+/**
+ * The floor of a pallet given without length and width: a 120×80 cm EUR pallet. The invoicing read
+ * (`store/read-models.ts`, `floorCm2`) sums the same floors in SQL.
+ */
+export const PALLET_FLOOR_CM2 = 120 * 80;
 
 /**
  * A pallet shipment's (unit code `PL`) pallet spaces and loading metres: a space a pallet, and the
@@ -124,10 +127,19 @@ export function palletLoad(
   unitCode: string,
   parcels: readonly Pick<ParcelValues, 'lengthCm' | 'widthCm'>[],
 ): { palletSpaces: number; loadingMeters: number } {
-  if (unitCode !== 'PL') return { palletSpaces: 0, loadingMeters: 0 };
   const floorCm2 = parcels.reduce(
     (sum, p) => sum + (p.lengthCm && p.widthCm ? p.lengthCm * p.widthCm : PALLET_FLOOR_CM2),
     0,
   );
-  return { palletSpaces: parcels.length, loadingMeters: loadingMetres(floorCm2) };
+  return palletLoadOfFloor(unitCode, parcels.length, floorCm2);
+}
+
+/** `palletLoad` from the parcels' count and their floors' sum (as the invoicing read has them). */
+export function palletLoadOfFloor(
+  unitCode: string,
+  count: number,
+  floorCm2: number,
+): { palletSpaces: number; loadingMeters: number } {
+  if (unitCode !== 'PL') return { palletSpaces: 0, loadingMeters: 0 };
+  return { palletSpaces: count, loadingMeters: loadingMetres(floorCm2) };
 }

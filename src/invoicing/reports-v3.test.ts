@@ -58,10 +58,8 @@ beforeAll(async () => {
   });
   const pallets = await book({
     UnitCode: 'PL',
-    Parcels: [
-      { Weight: 300, Length: 120, Width: 80, Height: 100 },
-      { Weight: 250, Length: 120, Width: 80, Height: 90 },
-    ],
+    // A 240×120 cm pallet (1.2 loading metres) and one of unknown floor (a EUR pallet, 0.4).
+    Parcels: [{ Weight: 300, Length: 240, Width: 120, Height: 100 }, { Weight: 250 }],
   });
   palletId = pallets.ShipmentId;
   parcelsId = parcels.ShipmentId;
@@ -128,8 +126,10 @@ describe('v3 invoice reports', () => {
         expect(r.RecipientReference).toBeNull();
       }
       const pallet = v3.find((r) => r.ShipmentNr === palletId);
-      expect(pallet).toMatchObject({ UnitCode: 'PL', Units: 2, PalletPlaces: 2 });
-      expect(pallet?.LoadingMeters).toBeGreaterThan(0);
+      // The metres the shipment's record shows and its price charged, not two EUR pallets' 0.8.
+      expect(pallet).toMatchObject({ UnitCode: 'PL', Units: 2, PalletPlaces: 2, LoadingMeters: 1.6 });
+      const [record] = json<{ LoadingMeters: number }[]>(await get(`/v2/Shipment/${palletId}`));
+      expect(record?.LoadingMeters).toBe(1.6);
       expect(v3.find((r) => r.ShipmentNr === parcelsId)).toMatchObject({
         UnitCode: 'KL',
         Units: 2,

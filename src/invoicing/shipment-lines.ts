@@ -2,7 +2,6 @@ import { addressLine, destinationZip, displayName, EMPTY_ADDRESS } from '../book
 import type { PayerRole } from '../booking/rules';
 import type { CatalogRules } from '../catalog/service';
 import type { Tx } from '../db/client';
-import { loadingMetres } from '../lib/units';
 import type { InvoicingDeps } from './deps';
 import { sum } from './format';
 import type { InvoicedCostLine, InvoicedShipmentFacts, invoiceShipments } from './tables';
@@ -31,9 +30,6 @@ const NOWHERE: Place = { terminal: null, countyCode: null };
 /** Zip → its place, looked up once per zip within one run (`placeLookup`). */
 export type PlaceOf = (zip: string | null) => Promise<Place>;
 
-/** A 120×80 cm pallet's floor, in cm². */
-const PALLET_CM2 = 120 * 80;
-
 /**
  * Zip → serving terminal and county (the VAT area), looked up once per zip within one run's
  * transaction. A foreign zip finds nothing in the Norwegian register, as it should.
@@ -57,7 +53,6 @@ export function placeLookup(postalCodes: InvoicingDeps['postalCodes'], tx: Tx): 
 async function factsOf(s: Invoiceable, rules: CatalogRules, placeOf: PlaceOf) {
   const a = s.addresses;
   const recipient = a.Recipient ?? EMPTY_ADDRESS;
-  const pallets = s.unitCode === 'PL';
   const facts: InvoicedShipmentFacts = {
     SenderCustomerNr: s.customerNr,
     SenderName: displayName(a.Pickup ?? EMPTY_ADDRESS),
@@ -78,8 +73,7 @@ async function factsOf(s: Invoiceable, rules: CatalogRules, placeOf: PlaceOf) {
     RealWeightG: s.parcels.weightG,
     VolumeCm3: s.parcels.volumeCm3,
     ChargeableWeightKg: s.price.ChargeableWeightKg,
-    // A 120×80 cm pallet takes 0.4 loading metres of a 240 cm wide trailer.
-    LoadMeters: pallets ? loadingMetres(s.parcels.count * PALLET_CM2) : 0,
+    LoadMeters: s.load.loadingMeters,
     SenderReference: s.senderReference,
     DeliveryDate: s.deliveryDate,
     Split: s.parcels.split,

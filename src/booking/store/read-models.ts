@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
 import { oneOf } from '../../db/json-record';
+import { PALLET_FLOOR_CM2, palletLoadOfFloor } from '../parcels';
 import { isSplit } from '../rules';
 import { parcels, shipments } from '../tables';
 import { createBookingStore } from './shipments';
@@ -12,8 +13,9 @@ import { createBookingStore } from './shipments';
 
 /**
  * Parcel sums of a shipment: count, real weight, volume (given, else length × width × height), and
- * its pickups: how far apart its parcels' first pickup scans lie, and how many parcels were picked up.
- * The join is qualified by table: in a one-table select drizzle renders columns unqualified.
+ * its pickups: how far apart its parcels' first pickup scans lie, and how many parcels were picked up;
+ * and the floor its parcels take as pallets, each its length × width, else a EUR pallet's, as
+ * `palletLoad` counts it. The join is qualified by table: in a one-table select drizzle renders columns unqualified.
  */
 const parcelSums = sql<Record<keyof ParcelSums, number | string>>`(
   select json_build_object(
@@ -21,7 +23,8 @@ const parcelSums = sql<Record<keyof ParcelSums, number | string>>`(
     'weightG', coalesce(sum(${parcels.weightG}), 0),
     'volumeCm3', coalesce(sum(coalesce(${parcels.volumeCm3}, ${parcels.lengthCm}::bigint * ${parcels.widthCm} * ${parcels.heightCm})), 0),
     'pickupSpanSeconds', coalesce(extract(epoch from max(${parcels.pickedUpAt}) - min(${parcels.pickedUpAt})), 0),
-    'pickedParcels', count(${parcels.pickedUpAt}))
+    'pickedParcels', count(${parcels.pickedUpAt}),
+    'floorCm2', coalesce(sum(coalesce(nullif(${parcels.lengthCm}, 0)::bigint * nullif(${parcels.widthCm}, 0), ${PALLET_FLOOR_CM2})), 0))
   from ${parcels} where ${parcels}.shipment_id = ${shipments}.id)`;
 
 /** The Oslo date of a shipment's first delivery (null before it). */
@@ -33,6 +36,7 @@ export interface ParcelSums {
   volumeCm3: number;
   pickupSpanSeconds: number;
   pickedParcels: number;
+  floorCm2: number;
 }
 
 /** What decides a shipment's payer (`payerOf`), with its id. */
@@ -63,6 +67,7 @@ const sumsOf = (raw: Record<keyof ParcelSums, number | string>) => {
     volumeCm3: Number(raw.volumeCm3),
     pickupSpanSeconds: Number(raw.pickupSpanSeconds),
     pickedParcels: Number(raw.pickedParcels),
+    floorCm2: Number(raw.floorCm2),
   };
   return { ...sums, split: isSplit(sums) };
 };
@@ -152,7 +157,19 @@ export function createBookingReadStore(db: DbOrTx) {
         .from(shipments)
         .where(and(invoiceableBy(toDate), oneOf(shipments.id, ids)))
         .orderBy(asc(shipments.pickupDate), asc(shipments.id));
-      return rows.flatMap((r) => (r.price ? [{ ...r, price: r.price, parcels: sumsOf(r.parcels) }] : []));
+      return rows.flatMap((r) => {
+        if (!r.price) return [];
+        const sums = sumsOf(r.parcels);
+        // Pallet spaces and loading metres as the shipment's record shows them and its price charged.
+        return [
+          {
+            ...r,
+            price: r.price,
+            parcels: sums,
+            load: palletLoadOfFloor(r.unitCode, sums.count, sums.floorCm2),
+          },
+        ];
+      });
     },
 
     /** The Oslo date of each given shipment's first delivery, for those delivered. */
