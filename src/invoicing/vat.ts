@@ -11,12 +11,13 @@ import type { InvoicedCostLine } from './tables';
  *   Outside the VAT area are other countries, and Svalbard and Jan Mayen (the act does not apply
  *   there, § 1-2), though their postal codes are Norwegian.
  *
- * The VAT of each rate is computed once per invoice (or credit note) on the rate's basis, rounded
- * half-up to the øre (half away from zero for credit notes), and then shared out over the cost lines
+ * The VAT of each rate is computed once per invoice on the rate's basis, rounded half-up to the øre
+ * (a negative amount half away from zero), and then shared out over the cost lines
  * of that rate: each line gets its exact share rounded down, and the øre left over go to the lines
  * with the largest remainders (ties: the earlier line). The line figures are frozen with the invoice;
  * every other figure (per shipment, per rate, per invoice) adds them up, so the reports, the invoice
- * details and the PDF agree to the øre, and the PDF's VAT is exactly the rate times its basis.
+ * details and the PDF agree to the øre, and the PDF's VAT is exactly the rate times its basis. A
+ * credit note computes none: it negates the lines it credits with the VAT they were invoiced with.
  */
 export const DOMESTIC_VAT_PERCENT = 25;
 export const EXEMPT_VAT_PERCENT = 0;
