@@ -8427,6 +8427,8 @@ export interface operations {
                 IsDangerousGoods?: boolean;
                 OriginCountry: string;
                 OriginPostalCode: string;
+                /** @description Extension: the pickup date; picks the tariff and the exchange-rate table in force (default today), as a booking’s planned pickup date does, so a booked price can be quoted again. ISO 8601 date (`2026-11-23`) or date-time without zone (Europe/Oslo). */
+                PickupDate?: string;
                 /** @description An international product (`International: true` in the catalogue). */
                 ProductCode: string;
                 Services?: string[];
@@ -8458,10 +8460,10 @@ export interface operations {
                     /**
                      * @example {
                      *       "Currency": "NOK",
-                     *       "Total": "2084.00",
+                     *       "Total": "2084.02",
                      *       "Details": {
                      *         "FreightPrice": "731.60",
-                     *         "OtherCosts": "1352.40",
+                     *         "OtherCosts": "1352.42",
                      *         "OtherCostsDetails": [
                      *           {
                      *             "Code": "DISCOUNT",
@@ -8471,7 +8473,7 @@ export interface operations {
                      *           {
                      *             "Code": "ENERGY",
                      *             "Description": "Energy addition 14 %",
-                     *             "Amount": "92.16"
+                     *             "Amount": "92.18"
                      *           },
                      *           {
                      *             "Code": "EXPORT_CLEARANCE",

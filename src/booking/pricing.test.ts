@@ -166,13 +166,69 @@ describe('booking prices through the same quote', () => {
       pickupDate: '2026-11-24',
       parcels: [{ weightG: 12_000, lengthCm: null, heightCm: null, widthCm: null, volumeCm3: null }],
     });
-    // The DDU quote of GET /v2/europe/price at the 2026-11-20 rate of 12.00 (loaded above): 1231.32.
-    expect(frozen.TotalOre).toBe(123_132);
+    // The DDU quote of GET /v2/europe/price at the 2026-11-20 rate of 12.00 (loaded above): 1231.34.
+    expect(frozen.TotalOre).toBe(123_134);
     expect(frozen.Lines.map((l) => l.CostTypeCode)).toEqual([
       'FREIGHT',
       'DISCOUNT',
       'ENERGY',
       'EXPORT_CLEARANCE',
     ]);
+  });
+
+  test('the europe quote with the planned pickup date (extension) gives an international booking’s price', async () => {
+    // A rate table from 2026-11-26: a booking picked up then is priced at its rate, not today's.
+    const later = await ctx.app.inject({
+      method: 'PUT',
+      url: '/admin/exchange-rates',
+      headers: bearer(ADMIN_KEY),
+      payload: { ValidFrom: '2026-11-26', Base: 'EUR', Rates: { NOK: '12.5000', SEK: '11.0000' } },
+    });
+    expect(later.statusCode, later.body).toBe(200);
+    const frozen = await pricer().priceShipment({
+      customerNr: '2000',
+      payerCustomerNr: '2000',
+      productCode: 'EP',
+      fromZip: '0150',
+      toZip: '10115',
+      fromCountry: 'NO',
+      toCountry: 'DE',
+      deliveryType: 1,
+      services: [],
+      unitCode: 'KL',
+      pickupDate: '2026-11-26',
+      parcels: [{ weightG: 12_000, lengthCm: null, heightCm: null, widthCm: null, volumeCm3: null }],
+    });
+    const priceServiceId = (await ctx.services.customers.get('2000'))?.priceServiceId ?? '';
+    const europe = async (extra: Record<string, string>) => {
+      const res = await ctx.app.inject({
+        url: `/v2/europe/price?${qs({
+          CustomerId: priceServiceId,
+          ProductCode: 'EP',
+          OriginCountry: 'NO',
+          OriginPostalCode: '0150',
+          DestinationCountry: 'DE',
+          DestinationPostalCode: '10115',
+          Weight: '12',
+          Currency: 'NOK',
+          ShipmentCategory: 'export',
+          Terms: 'DDU',
+          ...extra,
+        })}`,
+        headers: bearer(key),
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      return Math.round(Number(json<{ Total: string }>(res).Total) * 100);
+    };
+    expect(await europe({ PickupDate: '2026-11-26' })).toBe(frozen.TotalOre);
+    // Without it, today's (2026-11-23) table: 12.00.
+    expect(await europe({})).toBe(123_134);
+    expect(frozen.TotalOre).not.toBe(123_134);
+    const bad = await ctx.app.inject({
+      url: `/v2/europe/price?CustomerId=${priceServiceId}&ProductCode=EP&OriginCountry=NO&OriginPostalCode=0150&DestinationCountry=DE&DestinationPostalCode=10115&Weight=12&Currency=NOK&ShipmentCategory=export&Terms=DDU&PickupDate=2026-02-30`,
+      headers: bearer(key),
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(Object.keys(json<{ errors: object }>(bad).errors)).toEqual(['PickupDate']);
   });
 });

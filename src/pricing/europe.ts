@@ -6,7 +6,7 @@ import { categoryOf, type Terms } from './engine';
 import { serviceCodes } from './quote';
 import { isCurrency } from './rates';
 import type { EuropePriceQuery, EuropePriceResult } from './schemas';
-import type { PricingService } from './service';
+import { type PricingService, requestDate } from './service';
 
 /** `GET /v2/europe/price` on top of `pricing.quote`: the spec's wire names and decimal strings. */
 
@@ -84,13 +84,20 @@ export function createEuropeCalculator(
       'The Terms field must be EXW, CPT, DDU or DDP.',
     );
 
+    let pickupDate = pricing.today();
+    if (q.PickupDate !== undefined) {
+      const date = requestDate(q.PickupDate);
+      if (v.check('PickupDate', date !== null, 'The PickupDate field is not a valid date.') && date)
+        pickupDate = date;
+    }
+
     const result = await pricing.quote({
       kind: 'international',
       payerCustomerNr: owner.customerNr,
       productCode: q.ProductCode.toUpperCase(),
       originCountry: origin,
       destinationCountry: destination,
-      pickupDate: pricing.today(),
+      pickupDate,
       // Valid or not, the quote still runs so every violated rule is reported together.
       weightGrams: grams && grams > 0 ? grams : 1,
       volumeCm3: cm3 ?? 0,
@@ -107,7 +114,7 @@ export function createEuropeCalculator(
           customerNr: 'CustomerId',
           weight: 'Weight',
           volume: 'Volume',
-          pickupDate: 'request',
+          pickupDate: q.PickupDate === undefined ? 'request' : 'PickupDate',
         };
         for (const m of messages ?? [])
           v.add(service ? `Services[${service[1]}]` : (names[field] ?? field), m);

@@ -82,7 +82,8 @@ export function categoryOf(origin: string, destination: string): ShipmentCategor
 /**
  * Prices an international shipment in EUR by the foreign country's zone and chargeable weight
  * (max of gross weight and volume × the tariff's kg per m³, whole kg), adds the lines the terms and
- * dangerous goods call for, and converts every line to the requested currency.
+ * dangerous goods call for, and converts every line to the requested currency. The customer's
+ * discount and the energy surcharge are then taken of the converted freight.
  */
 export function priceInternational(
   req: InternationalRequest,
@@ -147,7 +148,7 @@ export function priceInternational(
   const freightEur =
     req.terms === 'CPT' ? doorToDoor - percentOf(doorToDoor, table.destinationDeliveryBp) : doorToDoor;
 
-  const others = discountAndEnergy(freightEur, ctx.discountBp, intl.energyBp);
+  const others: CostLine[] = [];
   const fees = intl.fees;
   if (req.terms === 'EXW')
     others.push({ code: 'ORIGIN_PICKUP', description: 'Pickup at origin (EXW)', amount: fees.originPickup });
@@ -173,7 +174,12 @@ export function priceInternational(
   const rate = ctx.ratePerEurMicro;
   const convert = (l: CostLine): CostLine => ({ ...l, amount: mulDivHalfUp(l.amount, rate, 1_000_000) });
   const freight = convert({ code: 'FREIGHT', description: `Freight, zone ${zone}`, amount: freightEur });
-  const otherLines = others.map(convert);
+  // The discount and energy lines on the converted freight, as at home: each is its stated share of
+  // the freight line it is shown beside (converted from EUR, they missed it by up to a few øre).
+  const otherLines = [
+    ...discountAndEnergy(freight.amount, ctx.discountBp, intl.energyBp),
+    ...others.map(convert),
+  ];
   const otherCosts = otherLines.reduce((sum, l) => sum + l.amount, 0);
   return {
     ok: true,

@@ -551,20 +551,21 @@ describe('v2 PriceCalculator', () => {
 describe('GET /v2/europe/price', () => {
   test('DDP to Germany in NOK, with the volume weight and the customer’s discount', async () => {
     // 0.05 m³ × 333 = 16.65 → 17 kg beats 12 kg; DE is zone 2; EP ≤20 kg zone 2 = EUR 62.00.
-    // DISCOUNT 10 % = 6.20; ENERGY 14 % of 55.80 = 7.812 → 7.81; export 39.00, import 49.00, duty 25.00.
-    // Each line × 11.80 NOK/EUR: 731.60; −73.16; 92.158 → 92.16; 460.20; 578.20; 295.00.
-    // OtherCosts = −73.16 + 92.16 + 460.20 + 578.20 + 295.00 = 1352.40; Total 2084.00.
+    // Freight × 11.80 NOK/EUR = 731.60; fees export 39.00, import 49.00, duty 25.00 → 460.20, 578.20,
+    // 295.00. Then, as at home, of the NOK freight: DISCOUNT 10 % = 73.16; ENERGY 14 % of 658.44 =
+    // 92.1816 → 92.18 (converted from EUR, 7.81 × 11.80 = 92.16 was not 14 % of anything shown).
+    // OtherCosts = −73.16 + 92.18 + 460.20 + 578.20 + 295.00 = 1352.42; Total 2084.02.
     const res = await europe({ Volume: '0.05', Terms: 'DDP' });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
       Currency: 'NOK',
-      Total: '2084.00',
+      Total: '2084.02',
       Details: {
         FreightPrice: '731.60',
-        OtherCosts: '1352.40',
+        OtherCosts: '1352.42',
         OtherCostsDetails: [
           { Code: 'DISCOUNT', Description: 'Main freight discount 10 %', Amount: '-73.16' },
-          { Code: 'ENERGY', Description: 'Energy addition 14 %', Amount: '92.16' },
+          { Code: 'ENERGY', Description: 'Energy addition 14 %', Amount: '92.18' },
           { Code: 'EXPORT_CLEARANCE', Description: 'Export customs clearance', Amount: '460.20' },
           { Code: 'IMPORT_CLEARANCE', Description: 'Import customs clearance', Amount: '578.20' },
           { Code: 'DUTY_HANDLING', Description: 'Duty and VAT handling', Amount: '295.00' },
@@ -799,9 +800,10 @@ describe('tariff administration', () => {
       Rates: { NOK: '12.0000', SEK: '11.0000' },
     });
     expect(res.statusCode).toBe(200);
-    // DDU, 12 kg to DE: EUR 62.00, −6.20, 7.81, 39.00 at 12.00 = 744.00 − 74.40 + 93.72 + 468.00 = 1231.32.
+    // DDU, 12 kg to DE: EUR 62.00 and 39.00 at 12.00 = 744.00 and 468.00; −10 % = −74.40; energy 14 %
+    // of 669.60 = 93.744 → 93.74: 744.00 − 74.40 + 93.74 + 468.00 = 1231.34.
     const price = await europe();
-    expect(json<{ Total: string }>(price).Total).toBe('1231.32');
+    expect(json<{ Total: string }>(price).Total).toBe('1231.34');
     const bad = await putRates({ ValidFrom: '2026-11-21', Base: 'EUR', Rates: { ABC: '1.0', NOK: '0' } });
     expect(bad.statusCode).toBe(400);
     expect(Object.keys(errorsOf(bad)).sort()).toEqual(['Rates.ABC', 'Rates.NOK']);

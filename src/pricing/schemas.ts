@@ -213,6 +213,11 @@ export const EuropePriceQuerySchema = Type.Object(
     }),
     ShipmentCategory: Type.String({ maxLength: 20, description: '`import`, `export` or `domestic`.' }),
     Terms: Type.String({ maxLength: 10, description: '`EXW`, `CPT`, `DDU` or `DDP`.' }),
+    PickupDate: Type.Optional(
+      DateTime(
+        'Extension: the pickup date; picks the tariff and the exchange-rate table in force (default today), as a booking’s planned pickup date does, so a booked price can be quoted again.',
+      ),
+    ),
   },
   { description: 'Unknown names are ignored, as ASP.NET model binding ignores them.' },
 );
@@ -239,13 +244,13 @@ export const EuropePriceResultSchema = Type.Object(
     examples: [
       {
         Currency: 'NOK',
-        Total: '2084.00',
+        Total: '2084.02',
         Details: {
           FreightPrice: '731.60',
-          OtherCosts: '1352.40',
+          OtherCosts: '1352.42',
           OtherCostsDetails: [
             { Code: 'DISCOUNT', Description: 'Main freight discount 10 %', Amount: '-73.16' },
-            { Code: 'ENERGY', Description: 'Energy addition 14 %', Amount: '92.16' },
+            { Code: 'ENERGY', Description: 'Energy addition 14 %', Amount: '92.18' },
             { Code: 'EXPORT_CLEARANCE', Description: 'Export customs clearance', Amount: '460.20' },
             { Code: 'IMPORT_CLEARANCE', Description: 'Import customs clearance', Amount: '578.20' },
             { Code: 'DUTY_HANDLING', Description: 'Duty and VAT handling', Amount: '295.00' },
