@@ -8826,6 +8826,8 @@ export interface operations {
                     height?: number;
                     /** @description Length in cm. */
                     length?: number;
+                    /** @description Extension: volume in dm³, priced unless length, height and width are all given (those win: they are what the terminal measures), as a booked parcel’s `Volume` is. */
+                    volume?: number;
                     /** @description Weight in kg. */
                     weight?: number;
                     /** @description Width in cm. */
@@ -9025,6 +9027,8 @@ export interface operations {
                         height?: number;
                         /** @description Length in cm. */
                         length?: number;
+                        /** @description Extension: volume in dm³, priced unless length, height and width are all given (those win: they are what the terminal measures), as a booked parcel’s `Volume` is. */
+                        volume?: number;
                         /** @description Weight in kg. */
                         weight?: number;
                         /** @description Width in cm. */
@@ -10363,6 +10367,8 @@ export interface operations {
                     Height?: number;
                     /** @description Length in cm. */
                     Length?: number;
+                    /** @description Extension: volume in dm³, priced unless length, height and width are all given (those win: they are what the terminal measures), as a booked parcel’s `Volume` is. */
+                    Volume?: number;
                     /** @description Weight in kg. */
                     Weight?: number;
                     /** @description Width in cm. */

@@ -94,6 +94,61 @@ describe('booking prices through the same quote', () => {
     expect(frozen).toMatchObject({ TariffVersion: '2026-01-01', ChargeableWeightKg: 42 });
   });
 
+  test('a parcel’s stated volume is charged, and quoted with the parcel’s Volume (extension)', async () => {
+    // Two 2 kg parcels of 60 dm³: 60 × 333 kg/m³ = 19.98 → 20 kg each, not 2.
+    const parcel = { weightG: 2000, lengthCm: null, heightCm: null, widthCm: null, volumeCm3: 60_000 };
+    const frozen = await pricer().priceShipment({
+      ...osloBergen,
+      services: [],
+      unitCode: 'KL',
+      pickupDate: '2026-11-24',
+      parcels: [parcel, parcel],
+    });
+    const quoted = json<V3Result>(
+      await v3({
+        Weight: 4,
+        DeliveryType: 0,
+        PickupDate: '2026-11-24',
+        'Parcels[0].Weight': 2,
+        'Parcels[0].Volume': 60,
+        'Parcels[1].Weight': 2,
+        'Parcels[1].Volume': 60,
+      }),
+    );
+    expect(frozen.TotalOre).toBe(Math.round(quoted.Total * 100));
+    const v2 = await ctx.app.inject({
+      method: 'POST',
+      url: '/v2/PriceCalculator',
+      headers: bearer(key),
+      payload: {
+        customer_nr: '2000',
+        sender_zip: '0150',
+        receiver_zip: '5003',
+        product_type: '43',
+        weight: 4,
+        delivery_type: 0,
+        pickup_date: '2026-11-24',
+        parcels: [
+          { weight: 2, volume: 60 },
+          { weight: 2, volume: 60 },
+        ],
+      },
+    });
+    expect(v2.statusCode, v2.body).toBe(200);
+    expect(Math.round(json<{ Total: number }>(v2).Total * 100)).toBe(frozen.TotalOre);
+    // Without the volume, the parcels weigh 2 kg: a lower price.
+    const light = json<V3Result>(
+      await v3({
+        Weight: 4,
+        DeliveryType: 0,
+        PickupDate: '2026-11-24',
+        'Parcels[0].Weight': 2,
+        'Parcels[1].Weight': 2,
+      }),
+    );
+    expect(light.Total).toBeLessThan(quoted.Total);
+  });
+
   test('a pallet shipment is charged by the pallet spaces and loading metres its record shows', async () => {
     const pallet = { weightG: 200_000, lengthCm: 120, heightCm: 100, widthCm: 80, volumeCm3: null };
     const frozen = await pricer().priceShipment({

@@ -27,7 +27,7 @@ interface DomesticInput {
   numberOfUnits?: number;
   productCode: string;
   services?: string[];
-  parcels?: { weight?: number; length?: number; height?: number; width?: number }[];
+  parcels?: { weight?: number; length?: number; height?: number; width?: number; volume?: number }[];
   paymentCode?: string;
   payerCustomerNr?: string;
   deliveryType?: number | string;
@@ -127,7 +127,13 @@ const fromV3 = (q: PriceRequestV3): DomesticInput => ({
   productCode: q.ProductCode,
   // The original's page spells the list `?service=1&service=2` (CONTRACT §14): both names, one list.
   services: q.Services || q.service ? [...new Set([...(q.Services ?? []), ...(q.service ?? [])])] : undefined,
-  parcels: q.Parcels?.map((p) => ({ weight: p.Weight, length: p.Length, height: p.Height, width: p.Width })),
+  parcels: q.Parcels?.map((p) => ({
+    weight: p.Weight,
+    length: p.Length,
+    height: p.Height,
+    width: p.Width,
+    volume: p.Volume,
+  })),
   paymentCode: q.PaymentCode,
   payerCustomerNr: q.PayerCustomerNr,
   deliveryType: q.DeliveryType,
@@ -291,6 +297,7 @@ export function createCalculator(pricing: PricingService) {
         lengthCm: p.length,
         heightCm: p.height,
         widthCm: p.width,
+        volumeCm3: dm3ToCm3OrUndefined(p.volume),
       })),
     });
     return andThen(quoted, (result) => {

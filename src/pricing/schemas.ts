@@ -40,17 +40,41 @@ const PaymentCode = Type.String({
 
 const measure = (max: number, description: string) => Type.Number({ minimum: 0, maximum: max, description });
 
-/** One parcel of a price request; lengths in cm, weight in kg. */
-const parcelModel = (names: { weight: string; length: string; height: string; width: string }) =>
+/** One parcel of a price request; lengths in cm, weight in kg, volume in dm³. */
+const parcelModel = (names: {
+  weight: string;
+  length: string;
+  height: string;
+  width: string;
+  volume: string;
+}) =>
   Type.Object({
     [names.weight]: Type.Optional(measure(100_000, 'Weight in kg.')),
     [names.length]: Type.Optional(measure(10_000, 'Length in cm.')),
     [names.height]: Type.Optional(measure(10_000, 'Height in cm.')),
     [names.width]: Type.Optional(measure(10_000, 'Width in cm.')),
+    [names.volume]: Type.Optional(
+      measure(
+        99_999,
+        'Extension: volume in dm³, priced unless length, height and width are all given (those win: they are what the terminal measures), as a booked parcel’s `Volume` is.',
+      ),
+    ),
   });
 
-const ParcelModelV2 = parcelModel({ weight: 'weight', length: 'length', height: 'height', width: 'width' });
-const ParcelModelV3 = parcelModel({ weight: 'Weight', length: 'Length', height: 'Height', width: 'Width' });
+const ParcelModelV2 = parcelModel({
+  weight: 'weight',
+  length: 'length',
+  height: 'height',
+  width: 'width',
+  volume: 'volume',
+});
+const ParcelModelV3 = parcelModel({
+  weight: 'Weight',
+  length: 'Length',
+  height: 'Height',
+  width: 'Width',
+  volume: 'Volume',
+});
 
 export const PriceRequestV2Schema = Type.Object(
   {
