@@ -179,7 +179,8 @@ export function compileBinder(schema: JsonSchema | undefined, fromText = false):
   };
 }
 
-const INDEXED = /^([A-Za-z_]+)\[(\d{1,6})\](?:\.([A-Za-z_]+)|\[([A-Za-z_]+)\])?$/;
+// Any number of digits: an index too large to be real is a gap, not a name to drop.
+const INDEXED = /^([A-Za-z_]+)\[(\d+)\](?:\.([A-Za-z_]+)|\[([A-Za-z_]+)\])?$/;
 
 /** One value, or the values of a repeated parameter, as a list. */
 const valuesOf = (v: unknown): unknown[] => (Array.isArray(v) ? v : [v]);
@@ -211,13 +212,15 @@ function mergeCaseVariants(query: Record<string, unknown>): Record<string, unkno
  * service[1]=35` becomes `service: ['16', '35']`, ordered by index. `compileQueryBinder` runs it
  * before renaming, so the list and its properties bind case-insensitively.
  *
- * Indexes run from 0 without a gap. ASP.NET stops reading a list at its first missing index, so
- * `Parcels[0]…&Parcels[2]…` is one parcel there and `Parcels[1]…` alone none: items the client
- * sent would be priced or dropped silently. A gap is refused instead, naming the missing item.
+ * A declared list's indexes run from 0 without a gap. ASP.NET stops reading a list at its first
+ * missing index, so `Parcels[0]…&Parcels[2]…` is one parcel there and `Parcels[1]…` alone none:
+ * items the client sent would be priced or dropped silently. A gap is refused instead: one
+ * `ValidationFailed` names the first missing item of every such list, under the list's declared
+ * spelling (`declaredLists`, by lower-case name).
  */
 function groupIndexedParams(
   query: Record<string, unknown>,
-  declared: ReadonlySet<string>,
+  declaredLists: ReadonlyMap<string, string>,
 ): Record<string, unknown> {
   let indexed = false;
   for (const key in query) {
@@ -258,19 +261,23 @@ function groupIndexedParams(
     const lower = property.toLowerCase();
     item[lower] = Object.hasOwn(item, lower) ? [...valuesOf(item[lower]), ...valuesOf(value)] : value;
   }
+  let gaps: Record<string, string[]> | null = null;
   for (const [lower, { name, items }] of lists) {
     const sorted = [...items.entries()].sort(([a], [b]) => a - b);
-    // Named as the route declares the list, as every other problem of its items is; a list the
-    // route does not declare is dropped by the binder, as any unknown name is.
-    const spelt = [...declared].find((d) => d.toLowerCase() === lower);
-    const gap = sorted.findIndex(([index], position) => index !== position);
-    if (spelt !== undefined && gap >= 0) {
-      const missing = `${spelt}[${gap}]`;
-      throw new ValidationFailed({
-        [missing]: [
-          `The ${missing} field is required: a list's items are numbered from 0 without a gap, and ${spelt}[${sorted[gap]?.[0]}] was given.`,
-        ],
-      });
+    // Named as the route declares the list, as every other problem of its items is. A name the
+    // route does not declare is dropped by the binder, as any unknown name is, and one it declares
+    // as a single value (`Weight[0]=5`) is read as that value given once or more.
+    const spelt = declaredLists.get(lower);
+    if (spelt !== undefined) {
+      for (const [position, [index]] of sorted.entries()) {
+        if (index === position) continue;
+        const missing = `${spelt}[${position}]`;
+        gaps ??= {};
+        gaps[missing] = [
+          `The ${missing} field is required: a list's items are numbered from 0 without a gap, and ${spelt}[${index}] was given.`,
+        ];
+        break;
+      }
     }
     const values = sorted.map(([, item]) => item);
     // `Services=16&services[0]=35` is one list of two values.
@@ -278,18 +285,25 @@ function groupIndexedParams(
     if (plain === undefined) out[name] = values;
     else out[plain] = [...valuesOf(out[plain]), ...values];
   }
+  if (gaps) throw new ValidationFailed(gaps);
   return out;
 }
 
 /**
  * A query-string binder: case variants merged, indexed lists grouped, then names and values bound.
- * Throws `ValidationFailed` for an indexed list with a gap.
+ * Throws `ValidationFailed` naming the first missing item of every declared list with a gap.
  */
 export function compileQueryBinder(schema: JsonSchema | undefined): Binder {
   const bind = compileBinder(schema, true);
   if (bind === identity) return identity;
+  const properties = declaredProperties(schema ?? {});
   // Names all spelt as declared are distinct names: nearly every query, and no merging to do.
-  const declared = new Set(Object.keys(declaredProperties(schema ?? {})));
+  const declared = new Set(Object.keys(properties));
+  const declaredLists = new Map(
+    Object.entries(properties)
+      .filter(([, s]) => typesOf(s).has('array'))
+      .map(([name]) => [name.toLowerCase(), name]),
+  );
   return (query) => {
     if (typeof query !== 'object' || query === null) return bind(query);
     let params = query as Record<string, unknown>;
@@ -299,7 +313,7 @@ export function compileQueryBinder(schema: JsonSchema | undefined): Binder {
         break;
       }
     }
-    return bind(groupIndexedParams(params, declared));
+    return bind(groupIndexedParams(params, declaredLists));
   };
 }
 

@@ -103,6 +103,17 @@ describe('compileQueryBinder', () => {
     expect(Object.keys(missing({ 'services[1]': '16' }) ?? {})).toEqual(['Services[0]']);
     expect(missing({ 'other[5]': 'x', 'Services[0]': '16' })).toBeNull();
     expect(missing({ 'Parcels[0].Weight': '1', 'Parcels[1].Weight': '2' })).toBeNull();
+    // Every list with a gap is named, each at its first missing item.
+    expect(
+      Object.keys(missing({ 'Parcels[1].Weight': '1', 'Parcels[3].Weight': '1', 'services[1]': '16' }) ?? {}),
+    ).toEqual(['Parcels[0]', 'Services[0]']);
+    // An index of any length: too large to be real is a gap, not an unknown name to drop.
+    expect(Object.keys(missing({ 'Parcels[0].Weight': '1', 'Parcels[1234567].Weight': '3' }) ?? {})).toEqual([
+      'Parcels[1]',
+    ]);
+    // A single value given indexed is no list and has no gap: `Weight[1]=5` binds as `Weight[0]=5`.
+    expect(missing({ 'Weight[1]': '5' })).toBeNull();
+    expect(prices({ 'Weight[1]': '5' })).toEqual(prices({ 'Weight[0]': '5' }));
   });
 
   test('a parameter given twice in two spellings is given twice, as one spelling given twice is', () => {

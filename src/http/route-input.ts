@@ -37,17 +37,21 @@ export function bindRouteInput(route: RouteOptions): void {
       sentBodies.set(request, request.body);
       request.body = bindBody(request.body);
     }
+    // An indexed query list with a gap (`binding.ts`), reported with any text problems below.
+    let gaps: Record<string, string[]> | null = null;
     if (schema?.querystring) {
       try {
         request.query = bindQuery(request.query);
       } catch (err) {
-        return done(err as Error);
+        if (!(err instanceof ValidationFailed)) return done(err as Error);
+        gaps = err.errors;
       }
     }
     const url = request.raw.url ?? '';
     const replaced = bodyWasInvalidUtf8(request as unknown as FastifyRequest);
     // Nearly every request is clean: it is told so without building a list.
     if (
+      !gaps &&
       !holdsBadText(request.body, replaced) &&
       !holdsBadText(request.query, false) &&
       !holdsBadText(request.params, false) &&
@@ -55,12 +59,17 @@ export function bindRouteInput(route: RouteOptions): void {
     )
       return done();
     const bad = [
+      ...Object.entries(gaps ?? {}).flatMap(([field, messages]) =>
+        messages.map((message): [string, string] => [field, message]),
+      ),
       ...badTextFields(request.body, replaced),
       ...badTextFields(request.query),
       ...badTextFields(request.params),
       ...queryNamesNotUtf8(url).map((name): [string, string] => {
-        // The name as the route declares it, when it declares it (case-insensitively).
-        const declared = Object.keys(bindQuery({ [name]: '' }) as object)[0] ?? name;
+        // The name as the route declares it, when it declares it (case-insensitively); an indexed
+        // name is looked up as the list's first item, which alone has no gap.
+        const declared =
+          Object.keys(bindQuery({ [name.replace(/\[\d+\]/, '[0]')]: '' }) as object)[0] ?? name;
         return [declared, `The ${declared} field must be valid UTF-8 text.`];
       }),
     ];

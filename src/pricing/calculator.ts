@@ -6,7 +6,7 @@ import type { CostLine, DomesticQuote, ParcelField } from './engine';
 import { createEuropeCalculator } from './europe';
 import { serviceCodes } from './quote';
 import type { PriceRequestV2, PriceRequestV3, PriceResultV2, PriceResultV3 } from './schemas';
-import { type PricingService, type QuoteErrors, requestDate } from './service';
+import { type PricingService, pickupDateOf, type QuoteErrors } from './service';
 
 /**
  * The price operations of the spec on top of `pricing.quote`: wire names in, rules and access
@@ -233,15 +233,7 @@ export function createCalculator(pricing: PricingService) {
         ? input.customerNr
         : payerOf(account, input, names, v);
 
-    let pickupDate = pricing.today();
-    if (input.pickupDate !== undefined) {
-      const date = requestDate(input.pickupDate);
-      if (
-        v.check(names.pickupDate, date !== null, `The ${names.pickupDate} field is not a valid date.`) &&
-        date
-      )
-        pickupDate = date;
-    }
+    const pickupDate = pickupDateOf(input.pickupDate, names.pickupDate, pricing.today(), v);
     let deliveryType: 0 | 1 = 1;
     if (input.deliveryType !== undefined) {
       const parsed = DELIVERY_TYPES[String(input.deliveryType).trim().toLowerCase()];

@@ -355,9 +355,8 @@ describe('international quotes, computed by hand', () => {
   });
 
   test('EXW adds the origin pickup; each line is converted and rounded on its own', () => {
-    // EUR 20.00 (CPT) would be 219.07 SEK; here EXW: 25.00 × 10.9537 = 273.8425 → 273.84;
-    // ENERGY 2.50 → 27.38; ORIGIN_PICKUP 20.00 → 219.07; discount 10 % on freight first:
-    // freight 25.00, DISCOUNT −2.50 → −27.38, ENERGY 10 % of 22.50 = 2.25 → 24.65.
+    // EXW: freight 25.00 × 10.9537 = 273.8425 → 273.84 SEK; ORIGIN_PICKUP 20.00 → 219.074 → 219.07;
+    // then of the SEK freight: DISCOUNT 10 % = 27.384 → −27.38, ENERGY 10 % of 246.46 = 24.646 → 24.65.
     const r = priceInternational(
       ireq({ originCountry: 'SE', destinationCountry: 'NO', weightGrams: 5000, terms: 'EXW' }),
       ictx({ currency: 'SEK', ratePerEurMicro: 10_953_700, discountBp: 1000 }),
@@ -371,6 +370,22 @@ describe('international quotes, computed by hand', () => {
       ['ORIGIN_PICKUP', 21907],
     ]);
     expect(r.value.total).toBe(27384 - 2738 + 2465 + 21907);
+  });
+
+  test('the discount and energy are their percentages of the converted freight, as at home', () => {
+    // 25.00 EUR × 11.80 = 295.00 NOK; DISCOUNT 12.5 % = 36.875 → −36.88; ENERGY 10 % of 258.12 =
+    // 25.812 → 25.81. (Converted from EUR they were 3.13 × 11.80 = 36.93 and 2.19 × 11.80 = 25.84,
+    // no percentage of the 295.00 shown.)
+    const r = priceInternational(
+      ireq({ originCountry: 'SE', destinationCountry: 'NO', weightGrams: 5000, terms: 'EXW' }),
+      ictx({ currency: 'NOK', ratePerEurMicro: 11_800_000, discountBp: 1250 }),
+    );
+    if (r.ok !== true) throw new Error('priced expected');
+    expect(r.value.freight.amount).toBe(29_500);
+    expect(r.value.otherLines.slice(0, 2).map((l) => [l.code, l.amount])).toEqual([
+      ['DISCOUNT', -3688],
+      ['ENERGY', 2581],
+    ]);
   });
 
   test('no price: unknown country, cross-trade, too heavy, no exchange rate', () => {

@@ -6,7 +6,7 @@ import { categoryOf, type Terms } from './engine';
 import { serviceCodes } from './quote';
 import { isCurrency } from './rates';
 import type { EuropePriceQuery, EuropePriceResult } from './schemas';
-import { type PricingService, requestDate } from './service';
+import { type PricingService, pickupDateOf } from './service';
 
 /** `GET /v2/europe/price` on top of `pricing.quote`: the spec's wire names and decimal strings. */
 
@@ -84,12 +84,7 @@ export function createEuropeCalculator(
       'The Terms field must be EXW, CPT, DDU or DDP.',
     );
 
-    let pickupDate = pricing.today();
-    if (q.PickupDate !== undefined) {
-      const date = requestDate(q.PickupDate);
-      if (v.check('PickupDate', date !== null, 'The PickupDate field is not a valid date.') && date)
-        pickupDate = date;
-    }
+    const pickupDate = pickupDateOf(q.PickupDate, 'PickupDate', pricing.today(), v);
 
     const result = await pricing.quote({
       kind: 'international',

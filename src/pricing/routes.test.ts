@@ -222,8 +222,20 @@ describe('GET /v3/Calculate/', () => {
       expect(res.statusCode, query).toBe(400);
       expect(Object.keys(errorsOf(res)), query).toEqual([missing]);
     }
-    // A list the route does not declare is ignored, as any unknown parameter is.
+    // Two lists with gaps: both named in one 400.
+    const both = await get(`/v3/Calculate?${base}&Parcels[1].Weight=30&Services[2]=16`);
+    expect(Object.keys(errorsOf(both)).sort()).toEqual(['Parcels[0]', 'Services[0]']);
+    // A list the route does not declare is ignored, as any unknown parameter is; a single value
+    // given indexed is that value, as before.
     expect((await get(`/v3/Calculate?${base}&Extra[3]=1`)).statusCode).toBe(200);
+    expect(
+      (await get(`/v3/Calculate?Customernr=2000&SenderZip=0150&ReceiverZip=5003&ProductCode=43&Weight[1]=10`))
+        .statusCode,
+    ).toBe(200);
+    // Bytes that are not UTF-8 in an item are that problem, under the list's name, not a gap.
+    const notUtf8 = await get(`/v3/Calculate?${base}&Parcels[0].Weight=10&Parcels[1].Weight=%FF`);
+    expect(notUtf8.statusCode).toBe(400);
+    expect(Object.keys(errorsOf(notUtf8))).toEqual(['Parcels']);
   });
 
   test('a value of only spaces is no number: a 400, not a price for 0', async () => {

@@ -55,8 +55,8 @@ const parcelModel = (names: {
     [names.width]: Type.Optional(measure(10_000, 'Width in cm.')),
     [names.volume]: Type.Optional(
       measure(
-        99_999,
-        'Extension: volume in dm³, priced unless length, height and width are all given (those win: they are what the terminal measures), as a booked parcel’s `Volume` is.',
+        10_000_000,
+        'Extension: volume in dm³ (`0` = not given), priced unless length, height and width are all given (those win: they are what the terminal measures), as a booked parcel’s `Volume` is.',
       ),
     ),
   });

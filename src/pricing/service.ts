@@ -1,4 +1,5 @@
 import type { Db } from '../db/client';
+import type { Violations } from '../lib/errors';
 import { isDate, osloDateTime } from '../schedule/calendar';
 import { type CompiledTariff, compileTariff } from './compiled-tariff';
 import { createResolver, type LookupDeps } from './context';
@@ -50,6 +51,22 @@ export function requestDate(value: string): string | null {
   if (m[5] === undefined) return m[1];
   const instant = new Date(value.trim());
   return Number.isNaN(instant.getTime()) ? null : osloDateTime(instant).date;
+}
+
+/**
+ * The pickup date of a price request: the given date or date-time's Oslo date, else `today`; a value
+ * that is no real date is a violation of `field` (and `today` stands in, so the other rules still run).
+ */
+export function pickupDateOf(
+  value: string | undefined,
+  field: string,
+  today: string,
+  v: Pick<Violations, 'check'>,
+): string {
+  if (value === undefined) return today;
+  const date = requestDate(value);
+  v.check(field, date !== null, `The ${field} field is not a valid date.`);
+  return date ?? today;
 }
 
 export type PricingService = ReturnType<typeof createPricingService>;
