@@ -8826,7 +8826,7 @@ export interface operations {
                     height?: number;
                     /** @description Length in cm. */
                     length?: number;
-                    /** @description Extension: volume in dm³, priced unless length, height and width are all given (those win: they are what the terminal measures), as a booked parcel’s `Volume` is. */
+                    /** @description Extension: volume in dm³ (`0` = not given), priced unless length, height and width are all given (those win: they are what the terminal measures), as a booked parcel’s `Volume` is. */
                     volume?: number;
                     /** @description Weight in kg. */
                     weight?: number;
@@ -9027,7 +9027,7 @@ export interface operations {
                         height?: number;
                         /** @description Length in cm. */
                         length?: number;
-                        /** @description Extension: volume in dm³, priced unless length, height and width are all given (those win: they are what the terminal measures), as a booked parcel’s `Volume` is. */
+                        /** @description Extension: volume in dm³ (`0` = not given), priced unless length, height and width are all given (those win: they are what the terminal measures), as a booked parcel’s `Volume` is. */
                         volume?: number;
                         /** @description Weight in kg. */
                         weight?: number;
@@ -10367,7 +10367,7 @@ export interface operations {
                     Height?: number;
                     /** @description Length in cm. */
                     Length?: number;
-                    /** @description Extension: volume in dm³, priced unless length, height and width are all given (those win: they are what the terminal measures), as a booked parcel’s `Volume` is. */
+                    /** @description Extension: volume in dm³ (`0` = not given), priced unless length, height and width are all given (those win: they are what the terminal measures), as a booked parcel’s `Volume` is. */
                     Volume?: number;
                     /** @description Weight in kg. */
                     Weight?: number;
