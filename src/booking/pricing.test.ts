@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ADMIN_KEY, bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
-import { createBookingPricing } from './pricing';
+import { createBookingPricing, type ShipmentPriceInput } from './pricing';
 
 /**
  * A booked shipment is priced by pricing's own quote (CONTRACT §6): the frozen price equals the
@@ -57,6 +57,22 @@ const osloBergen = {
   toCountry: 'NO',
   deliveryType: 0,
 } as const;
+
+/** 12 kg of customer 2000 from Oslo to Berlin, picked up on `pickupDate`. */
+const osloBerlin = (pickupDate: string): ShipmentPriceInput => ({
+  customerNr: '2000',
+  payerCustomerNr: '2000',
+  productCode: 'EP',
+  fromZip: '0150',
+  toZip: '10115',
+  fromCountry: 'NO',
+  toCountry: 'DE',
+  deliveryType: 1,
+  services: [],
+  unitCode: 'KL',
+  pickupDate,
+  parcels: [{ weightG: 12_000, lengthCm: null, heightCm: null, widthCm: null, volumeCm3: null }],
+});
 
 describe('booking prices through the same quote', () => {
   test('the frozen price of a shipment equals the calculator’s quote for the same inputs', async () => {
@@ -207,20 +223,7 @@ describe('booking prices through the same quote', () => {
   });
 
   test('an international booking is priced DDU in NOK', async () => {
-    const frozen = await pricer().priceShipment({
-      customerNr: '2000',
-      payerCustomerNr: '2000',
-      productCode: 'EP',
-      fromZip: '0150',
-      toZip: '10115',
-      fromCountry: 'NO',
-      toCountry: 'DE',
-      deliveryType: 1,
-      services: [],
-      unitCode: 'KL',
-      pickupDate: '2026-11-24',
-      parcels: [{ weightG: 12_000, lengthCm: null, heightCm: null, widthCm: null, volumeCm3: null }],
-    });
+    const frozen = await pricer().priceShipment(osloBerlin('2026-11-24'));
     // The DDU quote of GET /v2/europe/price at the 2026-11-20 rate of 12.00 (loaded above): 1231.34.
     expect(frozen.TotalOre).toBe(123_134);
     expect(frozen.Lines.map((l) => l.CostTypeCode)).toEqual([
@@ -240,20 +243,7 @@ describe('booking prices through the same quote', () => {
       payload: { ValidFrom: '2026-11-26', Base: 'EUR', Rates: { NOK: '12.5000', SEK: '11.0000' } },
     });
     expect(later.statusCode, later.body).toBe(200);
-    const frozen = await pricer().priceShipment({
-      customerNr: '2000',
-      payerCustomerNr: '2000',
-      productCode: 'EP',
-      fromZip: '0150',
-      toZip: '10115',
-      fromCountry: 'NO',
-      toCountry: 'DE',
-      deliveryType: 1,
-      services: [],
-      unitCode: 'KL',
-      pickupDate: '2026-11-26',
-      parcels: [{ weightG: 12_000, lengthCm: null, heightCm: null, widthCm: null, volumeCm3: null }],
-    });
+    const frozen = await pricer().priceShipment(osloBerlin('2026-11-26'));
     const priceServiceId = (await ctx.services.customers.get('2000'))?.priceServiceId ?? '';
     const europe = async (extra: Record<string, string>) => {
       const res = await ctx.app.inject({
