@@ -4470,7 +4470,7 @@ export interface operations {
                         ParcelId?: string;
                         /** @description Cubic decimetres (litres), at least 0.001 (1 cm³); `0` = not given. */
                         Volume?: number;
-                        /** @description Kilograms, at least 0.001 (1 g). */
+                        /** @description Kilograms, at least 0.001 (1 g); `0` = not given (a publish needs a weight above 0). */
                         Weight?: number;
                         /** @description Centimetres; `0` = not given. */
                         Width?: number;
@@ -4770,7 +4770,7 @@ export interface operations {
                         ParcelId?: string;
                         /** @description Cubic decimetres (litres), at least 0.001 (1 cm³); `0` = not given. */
                         Volume?: number;
-                        /** @description Kilograms, at least 0.001 (1 g). */
+                        /** @description Kilograms, at least 0.001 (1 g); `0` = not given (a publish needs a weight above 0). */
                         Weight?: number;
                         /** @description Centimetres; `0` = not given. */
                         Width?: number;
@@ -9870,7 +9870,7 @@ export interface operations {
                         ParcelId?: string;
                         /** @description Cubic decimetres (litres), at least 0.001 (1 cm³); `0` = not given. */
                         Volume?: number;
-                        /** @description Kilograms, at least 0.001 (1 g). */
+                        /** @description Kilograms, at least 0.001 (1 g); `0` = not given (a publish needs a weight above 0). */
                         Weight?: number;
                         /** @description Centimetres; `0` = not given. */
                         Width?: number;
@@ -10159,7 +10159,7 @@ export interface operations {
                         ParcelId?: string;
                         /** @description Cubic decimetres (litres), at least 0.001 (1 cm³); `0` = not given. */
                         Volume?: number;
-                        /** @description Kilograms, at least 0.001 (1 g). */
+                        /** @description Kilograms, at least 0.001 (1 g); `0` = not given (a publish needs a weight above 0). */
                         Weight?: number;
                         /** @description Centimetres; `0` = not given. */
                         Width?: number;

@@ -728,6 +728,16 @@ describe('updates', () => {
     expect(Object.keys(errorsOf(none))).toEqual(['Parcels']);
   });
 
+  test('a Weight of 0 is not given (a .NET client’s unset decimal): a Draft keeps it open, a publish asks for it', async () => {
+    const draft = await post(booking({ ShipmentStatus: 'Draft', Parcels: [{ Weight: 0, Length: 0 }] }));
+    expect(draft.statusCode, draft.body).toBe(201);
+    const [record] = json<object[]>(await read(json<UpdateResult>(draft).ShipmentId));
+    expect(record).toHaveProperty('Weight', null);
+    const published = await post(booking({ ShipmentStatus: 'Published', Parcels: [{ Weight: 0 }] }));
+    expect(published.statusCode).toBe(400);
+    expect(errorsOf(published)['Parcels[0].Weight']?.[0]).toContain('needs a Weight above 0');
+  });
+
   test('a weight or volume below what is stored (1 g, 1 cm³) is a 400, not a stored 0', async () => {
     const res = await post(booking({ ShipmentStatus: 'Draft', Parcels: [{ Weight: 0.0004, Volume: 1e-9 }] }));
     expect(res.statusCode).toBe(400);

@@ -109,8 +109,14 @@ export const ParcelDetails = Type.Object({
   ),
   Delete: Type.Optional(Type.Boolean({ description: '`true` removes the parcel with this ParcelId.' })),
   // Stored in whole grams (cm³ below): a smaller measure would be kept as 0.
+  // `0` too: a .NET client's unset decimal, "not given" until the publish rule asks for a weight.
   Weight: Type.Optional(
-    Type.Number({ minimum: 0.001, maximum: 100_000, description: 'Kilograms, at least 0.001 (1 g).' }),
+    Type.Number({
+      minimum: 0.001,
+      maximum: 100_000,
+      description: 'Kilograms, at least 0.001 (1 g); `0` = not given (a publish needs a weight above 0).',
+      ...ZERO,
+    }),
   ),
   // `0` is a .NET client's unset int: "not given" (CONTRACT §2).
   Length: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: CM, ...ZERO })),
