@@ -100,6 +100,19 @@ function scalarBinder(schema: JsonSchema, fromText: boolean): Binder {
   };
 }
 
+/**
+ * Whether a query value left empty is "not given": a text, date-time or boolean parameter, as
+ * ASP.NET binds an empty or blank value to null for a string or a nullable type. Numbers keep their
+ * 400 for a blank value (`scalarBinder`), and required parameters are then reported missing.
+ */
+function blankIsAbsent(schema: JsonSchema): boolean {
+  const types = typesOf(schema);
+  return (types.has('string') || types.has('boolean')) && !types.has('number') && !types.has('integer');
+}
+
+/** An empty string, or one of only white space (the first character tells nearly every value). */
+const isBlank = (v: string) => v.length === 0 || (v.charCodeAt(0) <= 32 && v.trim() === '');
+
 function acceptsNull(schema: JsonSchema): boolean {
   if (schema.type === 'null' || (Array.isArray(schema.type) && schema.type.includes('null'))) return true;
   return [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].some(acceptsNull);
@@ -134,6 +147,11 @@ export function compileBinder(schema: JsonSchema | undefined, fromText = false):
   const items = itemSchema(schema);
   const itemBinder = items ? compileBinder(items, fromText) : identity;
   if (names.length === 0) {
+    // In a query string a blank item of a text list names nothing (`service=`): it is left out.
+    if (fromText && items && blankIsAbsent(items)) {
+      return (v) =>
+        Array.isArray(v) ? v.map(itemBinder).filter((i) => typeof i !== 'string' || !isBlank(i)) : v;
+    }
     if (itemBinder !== identity) return (v) => (Array.isArray(v) ? v.map(itemBinder) : v);
     return items ? identity : scalarBinder(schema, fromText);
   }
@@ -152,7 +170,9 @@ export function compileBinder(schema: JsonSchema | undefined, fromText = false):
           bind: compileBinder(child, fromText),
           nullable: acceptsNull(child),
           zeroAbsent: child[ZERO_ABSENT] === true,
-          emptyAbsent: child[EMPTY_ABSENT] === true,
+          emptyAbsent: child[EMPTY_ABSENT] === true || (fromText && blankIsAbsent(child)),
+          // A list in a query string given only blank (`service=`) is not given.
+          emptyListAbsent: fromText && typesOf(child).has('array'),
         },
       ];
     }),
@@ -172,7 +192,12 @@ export function compileBinder(schema: JsonSchema | undefined, fromText = false):
       if (v === null && !child.nullable) continue;
       const bound = child.bind(v);
       if (child.zeroAbsent && bound === 0) continue;
-      if (child.emptyAbsent && typeof bound === 'string' && bound.trim() === '') continue;
+      if (child.emptyAbsent && typeof bound === 'string' && isBlank(bound)) continue;
+      if (
+        child.emptyListAbsent &&
+        (Array.isArray(bound) ? bound.length === 0 : typeof bound === 'string' && isBlank(bound))
+      )
+        continue;
       out[name] = bound;
     }
     return out;

@@ -132,6 +132,24 @@ describe('compileQueryBinder', () => {
     expect(prices({ Weight: ' ', DeliveryType: ' ' })).toEqual({ Weight: '', DeliveryType: '' });
   });
 
+  test('a blank text or boolean in a query string is not given; a blank number stays for validation', () => {
+    const texts = compileQueryBinder(
+      Type.Object({
+        Note: Type.Optional(Type.String()),
+        Flag: Type.Optional(Type.Boolean()),
+        Services: Type.Optional(Type.Array(Type.String())),
+        Weight: Type.Optional(Type.Number()),
+      }),
+    );
+    expect(texts({ note: '', flag: ' ', services: '', weight: '' })).toEqual({ Weight: '' });
+    expect(texts({ Services: ['16', ' ', '35'] })).toEqual({ Services: ['16', '35'] });
+    expect(texts({ Services: ['', ''] })).toEqual({});
+    // In a JSON body an empty string is a value (only `x-empty-absent` fields drop it).
+    expect(compileBinder(Type.Object({ Note: Type.Optional(Type.String()) }))({ Note: '' })).toEqual({
+      Note: '',
+    });
+  });
+
   test('a JSON body keeps its types: a string is no boolean there', () => {
     const body = compileBinder(Type.Object({ Flag: Type.Optional(Type.Boolean()) }));
     expect(body({ Flag: 'True' })).toEqual({ Flag: 'True' });

@@ -67,9 +67,10 @@ export function bindRouteInput(route: RouteOptions): void {
       ...badTextFields(request.params),
       ...queryNamesNotUtf8(url).map((name): [string, string] => {
         // The name as the route declares it, when it declares it (case-insensitively); an indexed
-        // name is looked up as the list's first item, which alone has no gap.
+        // name is looked up as the list's first item, which alone has no gap, and with a value, as
+        // a blank one is not given.
         const declared =
-          Object.keys(bindQuery({ [name.replace(/\[\d+\]/, '[0]')]: '' }) as object)[0] ?? name;
+          Object.keys(bindQuery({ [name.replace(/\[\d+\]/, '[0]')]: 'x' }) as object)[0] ?? name;
         return [declared, `The ${declared} field must be valid UTF-8 text.`];
       }),
     ];

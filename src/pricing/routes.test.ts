@@ -247,6 +247,30 @@ describe('GET /v3/Calculate/', () => {
     }
   });
 
+  test('a text, date or boolean parameter left empty is not given, as ASP.NET binds it to null', async () => {
+    const total = async (res: Awaited<ReturnType<typeof get>>) => {
+      expect(res.statusCode, res.body).toBe(200);
+      return json<{ Total: unknown }>(res).Total;
+    };
+    const plain = await total(await v3({ Weight: 25 }));
+    expect(
+      await total(await v3({ Weight: 25, UnitCode: '', PickupDate: ' ', PaymentCode: '', Services: '' })),
+    ).toBe(plain);
+    // A blank item of a list names nothing; the others stay.
+    const service = await total(await v3({ Weight: 25, Services: '16' }));
+    expect(await total(await v3({ Weight: 25, Services: ['16', ''] }))).toBe(service);
+    const v2 = 'customer_nr=2000&sender_zip=0150&receiver_zip=5003&product_type=43&weight=25';
+    const v2Plain = await total(await get(`/v2/PriceCalculator?${v2}`));
+    expect(await total(await get(`/v2/PriceCalculator?${v2}&unit_code=&pickup_date=&service=`))).toBe(
+      v2Plain,
+    );
+    expect((await europe({ IsDangerousGoods: '' as unknown as boolean })).statusCode).toBe(200);
+    // A required one left empty is missing.
+    const missing = await v3({ Weight: 25, SenderZip: '' });
+    expect(missing.statusCode).toBe(400);
+    expect(errorsOf(missing).SenderZip).toEqual(['The SenderZip field is required.']);
+  });
+
   test('an unknown zip and an unknown service are named in one 400', async () => {
     // Once the zip alone; the service only on the next try.
     const res = await v3({ Weight: 5, SenderZip: '0000', Services: ['99', '16'] });
