@@ -315,6 +315,15 @@ function groupIndexedParams(
 }
 
 /**
+ * The name a query parameter binds to as the route declares it (`parcels[1].weight` → `Parcels`,
+ * `fromzip` → `fromZip`), or null when the route does not declare it.
+ */
+export function compileQueryNames(schema: JsonSchema | undefined): (name: string) => string | null {
+  const canonical = new Map(Object.keys(declaredProperties(schema ?? {})).map((n) => [n.toLowerCase(), n]));
+  return (name) => canonical.get((INDEXED.exec(name)?.[1] ?? name).toLowerCase()) ?? null;
+}
+
+/**
  * A query-string binder: case variants merged, indexed lists grouped, then names and values bound.
  * Throws `ValidationFailed` naming the first missing item of every declared list with a gap.
  */

@@ -4,6 +4,7 @@ import {
   badTextFields,
   compileBinder,
   compileQueryBinder,
+  compileQueryNames,
   holdsBadText,
   mayHoldNonUtf8Query,
   queryNamesNotUtf8,
@@ -31,6 +32,7 @@ export function bindRouteInput(route: RouteOptions): void {
   const schema = route.schema as { body?: object; querystring?: object; params?: object } | undefined;
   const bindBody = compileBinder(schema?.body);
   const bindQuery = compileQueryBinder(schema?.querystring);
+  const queryName = compileQueryNames(schema?.querystring);
   // A callback hook: it runs on every request, and needs no promise.
   const hook = (request: Input, _reply: unknown, done: (err?: Error) => void) => {
     if (schema?.body) {
@@ -66,11 +68,8 @@ export function bindRouteInput(route: RouteOptions): void {
       ...badTextFields(request.query),
       ...badTextFields(request.params),
       ...queryNamesNotUtf8(url).map((name): [string, string] => {
-        // The name as the route declares it, when it declares it (case-insensitively); an indexed
-        // name is looked up as the list's first item, which alone has no gap, and with a value, as
-        // a blank one is not given.
-        const declared =
-          Object.keys(bindQuery({ [name.replace(/\[\d+\]/, '[0]')]: 'x' }) as object)[0] ?? name;
+        // The name as the route declares it, when it declares it (case-insensitively).
+        const declared = queryName(name) ?? name;
         return [declared, `The ${declared} field must be valid UTF-8 text.`];
       }),
     ];
