@@ -73,22 +73,34 @@ export function createOperationsService(deps: OperationsDeps) {
   const { db } = deps;
   const clock = deps.clock ?? (() => new Date());
 
-  /** The scans of a shipment's parcels in view, each parcel's in time order. */
-  async function eventsView(shipment: { shipmentId: string; pickedUpAt: Date | null; parcelIds: string[] }) {
-    const scans = await createOperationsStore(db).scansOf(shipment.shipmentId);
+  /**
+   * The scans of the parcels in view (all of the shipment's, or the one a parcel read asks for),
+   * each parcel's in time order.
+   */
+  async function eventsView(
+    shipment: { shipmentId: string; pickedUpAt: Date | null; parcelIds: string[] },
+    onlyParcels?: string[],
+  ) {
+    const byParcel = new Map<
+      string,
+      { EventId: string; EventType: string; Time: string; Terminal: string | null }[]
+    >();
+    for (const s of await createOperationsStore(db).scansOf(shipment.shipmentId, onlyParcels)) {
+      const events = byParcel.get(s.parcelId) ?? [];
+      events.push({
+        EventId: s.eventId,
+        EventType: s.eventType,
+        Time: formatOslo(s.time),
+        Terminal: s.terminal,
+      });
+      byParcel.set(s.parcelId, events);
+    }
     return {
       ShipmentId: shipment.shipmentId,
       PickedupDate: shipment.pickedUpAt ? formatOslo(shipment.pickedUpAt) : null,
       Parcels: shipment.parcelIds.map((parcelId) => ({
         ParcelId: parcelId,
-        Events: scans
-          .filter((s) => s.parcelId === parcelId)
-          .map((s) => ({
-            EventId: s.eventId,
-            EventType: s.eventType,
-            Time: formatOslo(s.time),
-            Terminal: s.terminal,
-          })),
+        Events: byParcel.get(parcelId) ?? [],
       })),
     };
   }
@@ -253,8 +265,10 @@ export function createOperationsService(deps: OperationsDeps) {
       eventsView(await deps.booking.tracking(account, shipmentId)),
 
     /** The events of one parcel, by its number, in the shape of its shipment's (that parcel alone). */
-    parcelEventsOf: async (account: Account, parcelId: string) =>
-      eventsView(await deps.booking.parcelTracking(account, parcelId)),
+    parcelEventsOf: async (account: Account, parcelId: string) => {
+      const parcel = await deps.booking.parcelTracking(account, parcelId);
+      return eventsView(parcel, parcel.parcelIds);
+    },
 
     /** Scan types seen for each parcel of a shipment (for the sandbox simulator). */
     scanTypesOf: (shipmentId: string) => createOperationsStore(db).scanTypesOf(shipmentId),

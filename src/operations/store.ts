@@ -1,4 +1,4 @@
-import { asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import { scanEvents } from './tables';
 
@@ -27,11 +27,17 @@ export function createOperationsStore(db: DbOrTx) {
       return new Map(rows.map((r) => [r.eventId, r.parcelId]));
     },
 
-    scansOf: (shipmentId: string) =>
+    /** A shipment's scans in time order; with `parcelIds`, those parcels' alone. */
+    scansOf: (shipmentId: string, parcelIds?: string[]) =>
       db
         .select()
         .from(scanEvents)
-        .where(eq(scanEvents.shipmentId, shipmentId))
+        .where(
+          and(
+            eq(scanEvents.shipmentId, shipmentId),
+            parcelIds ? inArray(scanEvents.parcelId, parcelIds) : undefined,
+          ),
+        )
         .orderBy(asc(scanEvents.time), asc(scanEvents.receivedAt)),
 
     /** The scan types each parcel of a shipment has had (parcels without a scan are absent). */
