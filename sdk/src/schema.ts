@@ -5209,10 +5209,10 @@ export interface operations {
     getInvoiceDetails: {
         parameters: {
             query: {
-                /** @description The paying customer number (an integer). */
-                Customernr: string;
-                /** @description The invoice number (an integer). */
-                Invoicenr: string;
+                /** @description The paying customer number. */
+                Customernr: number;
+                /** @description The invoice number. */
+                Invoicenr: number;
             };
             header?: {
                 /** @description An `ETag` from an earlier answer: 304 without a body while it is current. */
@@ -10689,10 +10689,10 @@ export interface operations {
     getInvoiceReportByInvoiceNr: {
         parameters: {
             query: {
-                /** @description The paying customer number (an integer). */
-                Customernr: string;
-                /** @description The invoice number (an integer). */
-                Invoicenr: string;
+                /** @description The paying customer number. */
+                Customernr: number;
+                /** @description The invoice number. */
+                Invoicenr: number;
             };
             header?: {
                 /** @description An `ETag` from an earlier answer: 304 without a body while it is current. */

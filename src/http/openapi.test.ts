@@ -16,7 +16,7 @@ interface Operation {
   tags?: string[];
   summary?: string;
   description?: string;
-  parameters?: { in: string; name: string }[];
+  parameters?: { in: string; name: string; schema?: { type?: string } }[];
   responses: Record<string, Response>;
 }
 interface Document {
@@ -177,6 +177,18 @@ test('conditional reads declare ETag, 304 and If-None-Match', () => {
   expect(read?.responses['200']?.headers).toHaveProperty('ETag');
   expect(read?.responses['304']).toBeDefined();
   expect(read?.parameters?.some((p) => p.in === 'header' && p.name === 'If-None-Match')).toBe(true);
+});
+
+test('the query parameters the spec types as int are integers, so generated clients send numbers', () => {
+  const typeOf = (path: string, name: string) =>
+    doc.paths[path]?.get?.parameters?.find((p) => p.in === 'query' && p.name === name)?.schema?.type;
+  for (const path of ['/v1/Invoice/GetInvoiceDetails', '/v3/Invoice/GetInvoiceReportByInvoicenr']) {
+    expect([typeOf(path, 'Customernr'), typeOf(path, 'Invoicenr')]).toEqual(['integer', 'integer']);
+  }
+  expect(typeOf('/v1/shipment/list', 'customerid')).toBe('integer');
+  // The reports' Customernr is a string in the spec, and a postal code keeps its leading zero.
+  expect(typeOf('/v2/Invoice/GetInvoiceReport', 'Customernr')).toBe('string');
+  expect(typeOf('/v1/shipment/list', 'postalcode')).toBe('string');
 });
 
 test('the spec’s /v3/Calculate/ is documented as the spec has it, and both spellings answer', async () => {

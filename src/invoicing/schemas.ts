@@ -142,9 +142,20 @@ export const InvoiceSummary = Type.Object({
   TotalKr: Type.String({ description: 'Total excluding VAT, two decimals (negative on a credit note).' }),
 });
 
+/** The spec types both as `int`; a generated client sends numbers, and `01000` still reads as 1000. */
 export const DetailsQuery = Type.Object({
-  Customernr: Type.String({ description: 'The paying customer number (an integer).' }),
-  Invoicenr: Type.String({ description: 'The invoice number (an integer).' }),
+  Customernr: Type.Integer({
+    minimum: 0,
+    maximum: 9_999_999_999,
+    description: 'The paying customer number.',
+    'x-error': 'The Customernr field must be a customer number (1–10 digits).',
+  }),
+  Invoicenr: Type.Integer({
+    minimum: 0,
+    maximum: 999_999_999,
+    description: 'The invoice number.',
+    'x-error': 'The Invoicenr field must be an invoice number (an integer).',
+  }),
 });
 
 export const InvoiceLine = Type.Object({
