@@ -1,17 +1,10 @@
 import type { FastifyError, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { ValidationFailed } from '../lib/errors';
-import {
-  badTextFields,
-  compileBinder,
-  compileQueryBinder,
-  compileQueryNames,
-  holdsBadText,
-  mayHoldNonUtf8Query,
-  queryNamesNotUtf8,
-} from './binding';
+import { compileBinder, compileQueryBinder, compileQueryNames } from './binding';
 import { bodyWasInvalidUtf8 } from './json-body';
 import { sendProblem } from './problem';
 import { asList } from './route-hooks';
+import { badTextFields, holdsBadText, mayHoldNonUtf8Query, queryNamesNotUtf8 } from './text-checks';
 
 type Input = { body: unknown; query: unknown; params: unknown; raw: { url?: string } };
 
