@@ -10,7 +10,7 @@ import { priceAhead, StaleQuote } from './publish';
 import { labelDestinationZip, labelShipmentOf, recordsOf } from './records';
 import { payerOf, type ShipmentStatus, STATUS, STATUS_NAMES } from './rules';
 import type { ShipmentRecordT, ShipmentUpdate } from './schemas';
-import { createBookingReadStore } from './store/read-models';
+import { createBookingReadStore, type RecordedScan } from './store/read-models';
 import { createSerialSource } from './store/serials';
 import { createBookingStore, type ShipmentRow } from './store/shipments';
 import { validateRequest } from './validate';
@@ -224,11 +224,9 @@ export function createBookingService(deps: BookingDeps) {
     /** Locks shipments for scans (in id order), in the scans' transaction; answers the cancelled ones. */
     lockForScans: (tx: DbOrTx, ids: string[]) => createBookingReadStore(tx).lockForScans(ids),
 
-    /** Pickup and delivery scans, in the scans' transaction: the earliest ones set the times. */
-    recordScans: (
-      tx: DbOrTx,
-      scans: readonly { shipmentId: string; parcelId: string; type: 'pickup' | 'delivery'; time: Date }[],
-    ) => createBookingReadStore(tx).recordScans(scans),
+    /** Every accepted scan, in the scans' transaction: the parcels' pickups and the first delivery. */
+    recordScans: (tx: DbOrTx, scans: readonly RecordedScan[]) =>
+      createBookingReadStore(tx).recordScans(scans),
   };
 }
 

@@ -342,13 +342,82 @@ describe('POST /ops/scans', () => {
       ]),
     );
     expect(first.map((r) => r.Status)).toEqual(['accepted', 'rejected']);
-    expect(first[1]?.Errors).toEqual(['EventId reuse-1 was already used for another parcel.']);
+    expect(first[1]?.Errors).toEqual([
+      'EventId reuse-1 was already used for another event (a resent event repeats its ParcelId, EventType and Time).',
+    ]);
     const again = async (parcel: string | undefined) =>
       results(
         await scan([{ EventId: 'reuse-1', ParcelId: String(parcel), EventType: 'PickedUp', Time: time }]),
       )[0]?.Status;
     expect(await again(b)).toBe('rejected');
     expect(await again(a)).toBe('duplicate');
+  });
+
+  test('an EventId used again for another event of the same parcel is refused, in a batch and later', async () => {
+    // Once a "duplicate" when only the parcel matched: the later scan (a return) was silently lost.
+    const [parcel] = (await book()).ParcelIds;
+    const event = (EventType: string, Time = '2026-11-23T09:30:00') => ({
+      EventId: `same-parcel-${parcel}`,
+      ParcelId: String(parcel),
+      EventType,
+      Time,
+    });
+    const first = results(await scan([event('PickedUp'), event('Delivered')]));
+    expect(first.map((r) => r.Status)).toEqual(['accepted', 'rejected']);
+    const later = results(
+      await scan([event('PickedUp'), event('PickedUp', '2026-11-23T09:31:00'), event('ReturnedToSender')]),
+    );
+    expect(later.map((r) => r.Status)).toEqual(['duplicate', 'rejected', 'rejected']);
+    // The same instant written with an offset is the same event.
+    expect(results(await scan([event('PickedUp', '2026-11-23T08:30:00Z')]))[0]?.Status).toBe('duplicate');
+  });
+
+  test('a parcel first scanned on its way (its pickup scan missed) counts as picked up then', async () => {
+    // Once neither cancel-proof nor invoiceable: only a PickedUp scan set the pickup.
+    const { ShipmentId, ParcelIds } = await book();
+    const [a, b] = ParcelIds.map(String);
+    const statuses = results(
+      await scan([
+        { EventId: `implied-${a}`, ParcelId: String(a), EventType: 'Delivered', Time: '2026-11-23T09:40:00' },
+        {
+          EventId: `implied-${b}`,
+          ParcelId: String(b),
+          EventType: 'ArrivedAtTerminal',
+          Time: '2026-11-23T09:20:00',
+        },
+      ]),
+    );
+    expect(statuses.map((r) => r.Status)).toEqual(['accepted', 'accepted']);
+    const shipment = async () =>
+      (await ctx.database.db.select().from(shipments).where(eq(shipments.id, ShipmentId)))[0];
+    expect((await shipment())?.pickedUpAt?.toISOString()).toBe('2026-11-23T08:20:00.000Z');
+    expect((await shipment())?.pickupDate).toBe('2026-11-23');
+    const del = await ctx.app.inject({
+      method: 'DELETE',
+      url: `/v2/Shipment/${ShipmentId}`,
+      headers: bearer(key),
+    });
+    expect(del.statusCode).toBe(409);
+    // A pickup scan found later, earlier in time, wins; another scan never moves a pickup.
+    await scan([
+      {
+        EventId: `late-pickup-${a}`,
+        ParcelId: String(a),
+        EventType: 'PickedUp',
+        Time: '2026-11-23T09:05:00',
+      },
+      {
+        EventId: `late-other-${b}`,
+        ParcelId: String(b),
+        EventType: 'OutForDelivery',
+        Time: '2026-11-23T09:00:00',
+      },
+    ]);
+    expect((await shipment())?.pickedUpAt?.toISOString()).toBe('2026-11-23T08:05:00.000Z');
+    const listed = json<{ ShipmentId: string; PickedupDate: string; IsSplitted: boolean }[]>(
+      await list('postalcode=0154&customerid=1000&pickupFromDate=2026-11-23&pickupToDate=2026-11-23'),
+    ).find((r) => r.ShipmentId === ShipmentId);
+    expect(listed).toMatchObject({ PickedupDate: '2026-11-23T09:05:00', IsSplitted: false });
   });
 
   test('a batch over 1000 is a 400; a key without the ops scope is 403', async () => {

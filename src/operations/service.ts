@@ -24,6 +24,12 @@ const OUTBOX_TYPE: Partial<Record<ScanType, EventType>> = {
   DeliveryFailed: 'parcel.delivery_failed',
 };
 
+/** What a scan tells booking beyond "the carrier has the parcel" (every scan tells that). */
+const BOOKING_FACT: Partial<Record<ScanType, 'pickup' | 'delivery'>> = {
+  PickedUp: 'pickup',
+  Delivered: 'delivery',
+};
+
 /** How far in the future a scan's time may be (scanner clocks drift). */
 export const FUTURE_TOLERANCE_MS = 5 * 60_000;
 
@@ -64,8 +70,20 @@ const duplicate = (e: ScanInput): ScanResult => ({ EventId: e.EventId, Status: '
 const reusedId = (e: ScanInput): ScanResult => ({
   EventId: e.EventId,
   Status: 'rejected',
-  Errors: [`EventId ${e.EventId} was already used for another parcel.`],
+  Errors: [
+    `EventId ${e.EventId} was already used for another event (a resent event repeats its ParcelId, EventType and Time).`,
+  ],
 });
+
+/**
+ * What a resent event repeats: the same parcel, type and instant. The terminal, optional, may be
+ * left out of a resend.
+ */
+const sameEvent = (
+  a: { parcelId: string; eventType: string; time: Date | null },
+  b: { parcelId: string; eventType: string; time: Date | null },
+) => a.parcelId === b.parcelId && a.eventType === b.eventType && a.time?.getTime() === b.time?.getTime();
+const factsOf = (e: ScanInput, time: Date | null) => ({ parcelId: e.ParcelId, eventType: e.EventType, time });
 
 export type OperationsService = ReturnType<typeof createOperationsService>;
 
@@ -130,7 +148,7 @@ export function createOperationsService(deps: OperationsDeps) {
         customerNr: string;
         index: number;
       }[] = [];
-      const seen = new Map<string, string>();
+      const seen = new Map<string, ReturnType<typeof factsOf>>();
       batch.forEach((e, index) => {
         const errors: string[] = [];
         const time = parseOsloDateTime(e.Time);
@@ -158,14 +176,14 @@ export function createOperationsService(deps: OperationsDeps) {
         // A duplicate repeats an event accepted earlier in the batch; a rejected one does not count.
         const earlier = seen.get(e.EventId);
         if (earlier !== undefined) {
-          results.push(earlier === e.ParcelId ? duplicate(e) : reusedId(e));
+          results.push(sameEvent(earlier, factsOf(e, time)) ? duplicate(e) : reusedId(e));
           return;
         }
         if (errors.length > 0 || !time || !parcel) {
           results.push({ EventId: e.EventId, Status: 'rejected', Errors: errors });
           return;
         }
-        seen.set(e.EventId, e.ParcelId);
+        seen.set(e.EventId, factsOf(e, time));
         results.push({ EventId: e.EventId, Status: 'accepted', Errors: [] });
         accepted.push({
           input: e,
@@ -205,34 +223,29 @@ export function createOperationsService(deps: OperationsDeps) {
             terminal: a.input.Terminal ?? null,
           })),
         );
-        // An EventId stored before repeats that event only if it names the same parcel: a scanner
-        // resending a batch. Another parcel under a used id is refused, never silently dropped.
+        // An EventId stored before repeats that event only if all its facts are the same: a scanner
+        // resending a batch. Another event under a used id is refused, never silently dropped.
         const repeated = accepted.filter((a) => !fresh.has(a.input.EventId));
-        const storedParcel = await createOperationsStore(tx).parcelsOfEvents(
+        const storedScans = await createOperationsStore(tx).scansByEventId(
           repeated.map((a) => a.input.EventId),
         );
         for (const a of repeated) {
+          const stored = storedScans.get(a.input.EventId);
           results[a.index] =
-            storedParcel.get(a.input.EventId) === a.input.ParcelId ? duplicate(a.input) : reusedId(a.input);
+            stored && sameEvent(stored, factsOf(a.input, a.time)) ? duplicate(a.input) : reusedId(a.input);
         }
         const stored = accepted.filter((a) => fresh.has(a.input.EventId));
 
-        // The first pickup scan sets the pickup time and date and closes the cancellation window;
-        // each parcel's first pickup and the first delivery are booking's facts too.
+        // Pickups set the pickup time and date and close the cancellation window (a parcel's first
+        // scan of another kind stands for a missed pickup scan); the first delivery is booking's too.
         await deps.booking.recordScans(
           tx,
-          stored.flatMap((a) =>
-            a.input.EventType === 'PickedUp' || a.input.EventType === 'Delivered'
-              ? [
-                  {
-                    shipmentId: a.shipmentId,
-                    parcelId: a.input.ParcelId,
-                    type: a.input.EventType === 'PickedUp' ? ('pickup' as const) : ('delivery' as const),
-                    time: a.time,
-                  },
-                ]
-              : [],
-          ),
+          stored.map((a) => ({
+            shipmentId: a.shipmentId,
+            parcelId: a.input.ParcelId,
+            type: BOOKING_FACT[a.input.EventType as ScanType] ?? 'other',
+            time: a.time,
+          })),
         );
 
         const events: DomainEvent[] = stored.flatMap((a) => {

@@ -17,14 +17,21 @@ export function createOperationsStore(db: DbOrTx) {
       return new Set(inserted.map((r) => r.eventId));
     },
 
-    /** The parcel each stored EventId was recorded for. */
-    async parcelsOfEvents(eventIds: string[]): Promise<Map<string, string>> {
+    /** The stored scan of each EventId: its parcel, type and time. */
+    async scansByEventId(
+      eventIds: string[],
+    ): Promise<Map<string, { parcelId: string; eventType: string; time: Date }>> {
       if (eventIds.length === 0) return new Map();
       const rows = await db
-        .select({ eventId: scanEvents.eventId, parcelId: scanEvents.parcelId })
+        .select({
+          eventId: scanEvents.eventId,
+          parcelId: scanEvents.parcelId,
+          eventType: scanEvents.eventType,
+          time: scanEvents.time,
+        })
         .from(scanEvents)
         .where(inArray(scanEvents.eventId, eventIds));
-      return new Map(rows.map((r) => [r.eventId, r.parcelId]));
+      return new Map(rows.map(({ eventId, ...scan }) => [eventId, scan]));
     },
 
     /** A shipment's scans in time order; with `parcelIds`, those parcels' alone. */

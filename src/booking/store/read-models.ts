@@ -216,36 +216,40 @@ export function createBookingReadStore(db: DbOrTx) {
     },
 
     /**
-     * What scans tell booking: each parcel's first pickup, the shipment's first pickup (its pickup
-     * time and Oslo date) and its first delivery. Earlier scans win; later ones change nothing, nor
-     * does any scan change an invoiced shipment's pickup.
+     * What scans tell booking: each parcel's pickup, the shipment's (its first parcel's: pickup time
+     * and Oslo date) and its first delivery. A pickup scan's time wins when earlier; any other scan of
+     * a parcel not yet picked up is its pickup (the carrier has the parcel: its pickup scan was missed).
+     * Nothing moves an invoiced shipment's pickup.
      */
-    async recordScans(
-      scans: readonly { shipmentId: string; parcelId: string; type: 'pickup' | 'delivery'; time: Date }[],
-    ) {
-      const pickups = scans.filter((s) => s.type === 'pickup');
-      if (pickups.length > 0) {
-        const payload = JSON.stringify(pickups.map((s) => ({ parcel_id: s.parcelId, time: s.time })));
-        await db.execute(sql`
-          update ${parcels} p set picked_up_at = least(p.picked_up_at, s.time)
-          from (select parcel_id, min(time) as time
-                from json_to_recordset(${payload}::json) as r(parcel_id text, time timestamptz)
-                group by parcel_id) s
-          where p.parcel_id = s.parcel_id`);
-      }
-      for (const [shipmentId, time] of earliest(pickups)) {
-        const at = time.toISOString();
-        await db
-          .update(shipments)
-          .set({
-            pickedUpAt: sql`least(${shipments.pickedUpAt}, ${at}::timestamptz)`,
-            pickupDate: sql`(least(${shipments.pickedUpAt}, ${at}::timestamptz) at time zone 'Europe/Oslo')::date`,
-            version: sql`${shipments.version} + 1`,
-          })
-          // An invoiced shipment keeps the pickup date its invoice was made with: listing and the
-          // invoice reports then agree, and no listing day loses an invoiced shipment.
-          .where(and(eq(shipments.id, shipmentId), isNull(shipments.invoicedAt)));
-      }
+    async recordScans(scans: readonly RecordedScan[]) {
+      if (scans.length === 0) return;
+      const payload = JSON.stringify(
+        scans.map((s) => ({ parcel_id: s.parcelId, time: s.time, pickup: s.type === 'pickup' })),
+      );
+      await db.execute(sql`
+        update ${parcels} p
+           set picked_up_at = coalesce(least(p.picked_up_at, s.pickup), s.other)
+          from (select parcel_id, min(time) filter (where pickup) as pickup,
+                       min(time) filter (where not pickup) as other
+                  from json_to_recordset(${payload}::json) as r(parcel_id text, time timestamptz, pickup boolean)
+                 group by parcel_id) s
+         where p.parcel_id = s.parcel_id`);
+      const ids = [...new Set(scans.map((s) => s.shipmentId))];
+      await db.execute(sql`
+        update ${shipments} s
+           set picked_up_at = f.first,
+               pickup_date = (f.first at time zone 'Europe/Oslo')::date,
+               version = s.version + 1
+          from (select shipment_id, min(picked_up_at) as first from ${parcels}
+                 where shipment_id in (${sql.join(
+                   ids.map((id) => sql`${id}`),
+                   sql`, `,
+                 )})
+                 group by shipment_id) f
+         where s.id = f.shipment_id and (s.picked_up_at is null or f.first < s.picked_up_at)
+           -- An invoiced shipment keeps the pickup date its invoice was made with: listing and the
+           -- invoice reports then agree, and no listing day loses an invoiced shipment.
+           and s.invoiced_at is null`);
       for (const [shipmentId, time] of earliest(scans.filter((s) => s.type === 'delivery'))) {
         await db
           .update(shipments)
@@ -254,6 +258,14 @@ export function createBookingReadStore(db: DbOrTx) {
       }
     },
   };
+}
+
+/** A scan as booking records it: a pickup, a delivery, or another scan on the parcel's way. */
+export interface RecordedScan {
+  shipmentId: string;
+  parcelId: string;
+  type: 'pickup' | 'delivery' | 'other';
+  time: Date;
 }
 
 /** The earliest time per shipment. */
