@@ -61,6 +61,14 @@ describe('GET /v1/schedule/deliverydates', () => {
     expect(json(res)).toMatchObject({ PickupDate: '2027-05-18', EarliestDeliveryDate: '2027-05-19' });
   });
 
+  test('a pickup date before the earliest pickup date plans from the earliest, as booking does', async () => {
+    // Once planned from the past Friday: dates booking then refused as DeliveryDate.
+    const res = await get(
+      '/v1/schedule/deliverydates?fromZip=0154&toZip=5003&productCode=43&pickupDate=2026-11-20',
+    );
+    expect(json(res)).toMatchObject({ PickupDate: '2026-11-23', EarliestDeliveryDate: '2026-11-24' });
+  });
+
   test('the windows come from the product', async () => {
     const res = await get(
       '/v1/schedule/deliverydates?fromZip=0154&toZip=5003&productCode=he&pickupDate=2026-11-23',

@@ -100,7 +100,8 @@ export function createScheduleService(deps: ScheduleDeps) {
 
     /**
      * `GET /v1/schedule/deliverydates`: like `deliveryPlan`, but every unknown or malformed value is a
-     * 400 naming its query parameter. Without `pickupDate` the plan starts at the earliest pickup date.
+     * 400 naming its query parameter. The plan starts at the earliest pickup date when `pickupDate` is
+     * absent or before it: a day booking can no longer plan from would offer dates it then refuses.
      */
     async deliveryDates(query: {
       fromZip: string;
@@ -109,8 +110,9 @@ export function createScheduleService(deps: ScheduleDeps) {
       pickupDate?: string;
     }): Promise<DeliveryPlan> {
       const v = new Violations();
-      const pickupDate =
-        query.pickupDate === undefined ? earliestPickupDate() : dateOfDateTime(query.pickupDate);
+      const earliest = earliestPickupDate();
+      const asked = query.pickupDate === undefined ? earliest : dateOfDateTime(query.pickupDate);
+      const pickupDate = asked !== null && asked < earliest ? earliest : asked;
       v.check('pickupDate', pickupDate !== null, 'The pickupDate field must be a date (YYYY-MM-DD).');
       const [product, terminalOf] = await Promise.all([
         deps.catalog.product(query.productCode),
