@@ -144,7 +144,7 @@ async function priceMerged(
         { productCode, deliveryType: 1, services: [], unitCode: c.unitCode },
         returnAddresses(c.addresses),
         merged,
-        c.pickupDate,
+        c.returnPickupDate ?? c.pickupDate,
       )
     : null;
   return { parcels: merged, main, back };

@@ -835,12 +835,15 @@ describe('return shipments', () => {
       [2, '0154'],
     ]);
 
-    // Published with its original: planned for the same pickup date, so listed for Bergen that day.
+    // Published with its original, planned for pickup the working day after the original's delivery
+    // (once the same day as the original's pickup: a driver sent for goods not yet delivered), and
+    // listed for Bergen that day.
     const [original] = json<Dated[]>(await read(ShipmentId));
-    const day = original?.PickupDate?.slice(0, 10);
-    expect(day).toBeTruthy();
+    expect(original?.PickupDate?.slice(0, 10)).toBe('2026-11-23');
+    expect(original?.DeliveryDate?.slice(0, 10)).toBe('2026-11-24');
+    const day = '2026-11-25';
     expect(records[0]?.PickupDate?.slice(0, 10)).toBe(day);
-    expect(records[0]?.DeliveryDate).not.toBeNull();
+    expect(records[0]?.DeliveryDate?.slice(0, 10)).toBe('2026-11-26');
     const listed = await ctx.app.inject({
       url: `/v1/shipment/list?postalcode=5003&customerid=1000&pickupFromDate=${day}&pickupToDate=${day}`,
       headers: bearer(key),
@@ -857,6 +860,16 @@ describe('return shipments', () => {
       IsReturn: true,
       ReturnOf: ShipmentId,
     });
+  });
+
+  test('a return of a Fix Day delivery is planned from the working day after the desired date', async () => {
+    const res = await post(withReturn({ Services: ['35'], DeliveryDate: '2026-11-27' }));
+    expect(res.statusCode, res.body).toBe(201);
+    const records = json<{ PickupDate: string | null }[]>(
+      await read(String(json<UpdateResult>(res).ReturnShipmentId)),
+    );
+    // Delivered on Friday 27 November: back from Monday 30 November.
+    expect(records[0]?.PickupDate?.slice(0, 10)).toBe('2026-11-30');
   });
 
   /** A published HJ shipment with its generated return shipment. */

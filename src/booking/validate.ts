@@ -159,15 +159,17 @@ export async function validateRequest(
       plan?.EarliestDeliveryDate ?? (domestic ? pickupDate : addWorkingDays(pickupDate, 1)),
       v,
     );
-  // A generated return shipment is published with its original: the same pickup date, back the other way.
+  // A generated return shipment is published with its original and goes back the other way once the
+  // original has arrived: planned for pickup the working day after the original's delivery date.
   const back = plan && product && body.ShouldGenerateReturnShipment ? returnAddresses(addresses) : null;
+  const returnPickupDate = plan ? addWorkingDays(desiredDelivery ?? plan.EarliestDeliveryDate, 1) : null;
   const returnPlan =
-    back?.Pickup.Zip && back.Recipient.Zip && product
+    back?.Pickup.Zip && back.Recipient.Zip && product && returnPickupDate
       ? await deps.schedule.deliveryPlan({
           fromZip: back.Pickup.Zip,
           toZip: back.Recipient.Zip,
           productCode: product.ProductCode,
-          pickupDate,
+          pickupDate: returnPickupDate,
         })
       : null;
 
@@ -192,6 +194,7 @@ export async function validateRequest(
     pickupDate,
     plan,
     returnPlan,
+    returnPickupDate: back ? returnPickupDate : null,
     desiredDelivery,
     desiredPickup,
   };

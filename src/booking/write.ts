@@ -88,7 +88,7 @@ export function createShipmentWriter({
     original: ShipmentRow,
     parcels: ParcelValues[],
     price: FrozenPrice | null,
-    deliveryDate: string | null,
+    plan: { pickupDate: string | null; deliveryDate: string | null },
   ): Promise<ReturnShipment> {
     // Written with its original, whose ids a customer may have chosen from the carrier's range.
     const held = new Set([original.id, ...parcels.map((p) => p.parcelId)]);
@@ -114,23 +114,19 @@ export function createShipmentWriter({
       returnOf: original.id,
       pickupZip: addresses.Pickup.Zip,
       addresses,
-      // Published with its original: planned for the same pickup date, in the product's windows.
-      pickupDate: original.pickupDate,
+      // Published with its original, planned from the working day after the original's delivery date,
+      // in the product's windows.
+      pickupDate: plan.pickupDate,
       pickupWindowFrom: original.pickupWindowFrom,
       pickupWindowTo: original.pickupWindowTo,
-      deliveryDate,
+      deliveryDate: plan.deliveryDate,
       deliveryWindowFrom: original.deliveryWindowFrom,
       deliveryWindowTo: original.deliveryWindowTo,
       price,
       publishedAt: clock(),
     });
     await store.replaceParcels(id, returnParcels);
-    return {
-      id,
-      parcelIds: returnParcels.map((p) => p.parcelId),
-      pickupDate: original.pickupDate,
-      deliveryDate,
-    };
+    return { id, parcelIds: returnParcels.map((p) => p.parcelId), ...plan };
   }
 
   /**
@@ -304,14 +300,10 @@ export function createShipmentWriter({
       await store.replaceParcels(id, parcels);
       const row = { ...(existing ?? ({} as ShipmentRow)), id, ...values, version } as ShipmentRow;
       if (withReturn) {
-        returnShipment = await createReturnShipment(
-          tx,
-          store,
-          row,
-          parcels,
-          prices?.back ?? null,
-          c.returnPlan?.EarliestDeliveryDate ?? null,
-        );
+        returnShipment = await createReturnShipment(tx, store, row, parcels, prices?.back ?? null, {
+          pickupDate: c.returnPickupDate ?? row.pickupDate,
+          deliveryDate: c.returnPlan?.EarliestDeliveryDate ?? null,
+        });
         await store.updateShipment(id, { returnShipmentId: returnShipment.id });
       }
       await emitEvents(tx, eventsOf(existing, id, parcels, values, returnShipment));
