@@ -21,14 +21,16 @@ interface Operation {
 
 let operations: Operation[] = [];
 
+type Schema = { properties?: object; $ref?: string };
 type OpenApi = {
+  components: { schemas: Record<string, Schema> };
   paths: Record<
     string,
     Record<
       string,
       {
         parameters?: { in: string; name: string }[];
-        requestBody?: { content: Record<string, { schema?: { properties?: object } }> };
+        requestBody?: { content: Record<string, { schema?: Schema }> };
       }
     >
   >;
@@ -44,12 +46,15 @@ beforeAll(async () => {
   operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
     Object.entries(ops).map(([method, op]) => {
       const content = op.requestBody ? Object.values(op.requestBody.content)[0] : undefined;
+      // A named body is a component (`#/components/schemas/ShipmentUpdateRequest`).
+      const ref = content?.schema?.$ref?.replace('#/components/schemas/', '');
+      const body = ref ? doc.components.schemas[ref] : content?.schema;
       return {
         method: method.toUpperCase() as Operation['method'],
         path,
         pathParams: (op.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name),
         queryParams: (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name),
-        bodyProps: op.requestBody ? Object.keys(content?.schema?.properties ?? {}) : null,
+        bodyProps: op.requestBody ? Object.keys(body?.properties ?? {}) : null,
       };
     }),
   );

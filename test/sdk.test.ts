@@ -12,6 +12,8 @@ import {
   KolliError,
   orThrow,
   retryAfterMs,
+  type ShipmentPrice,
+  type ShipmentRecord,
 } from '../sdk/src/index';
 import { osloBergenBooking } from './factories';
 import { ADMIN_KEY, buildTestApp, type TestContext } from './helpers';
@@ -91,11 +93,12 @@ describe('through the SDK', () => {
   });
 
   test('reads the shipment, its price, and lists it', async () => {
-    const records = await orThrow(
+    // The spec's resources are the answers' named types (compiled under strict by the typecheck).
+    const records: ShipmentRecord[] = await orThrow(
       kolli.GET('/v2/Shipment/{shipmentid}', { params: { path: { shipmentid: shipmentId } } }),
     );
     expect(records[0]?.ShipmentId).toBe(shipmentId);
-    const price = await orThrow(
+    const price: ShipmentPrice = await orThrow(
       kolli.GET('/v2/Shipment/{shipmentid}/price', { params: { path: { shipmentid: shipmentId } } }),
     );
     expect(price.Quote).toBe(false);

@@ -9,6 +9,31 @@ import type { components, operations, paths } from './schema.js';
  */
 export type { components, operations, paths };
 export type Problem = components['schemas']['Problem'];
+/** The spec's resources by name, as the OpenAPI document's components have them. */
+type Schemas = components['schemas'];
+export type ShipmentUpdateRequest = Schemas['ShipmentUpdateRequest'];
+export type ShipmentUpdateRequestV2 = Schemas['ShipmentUpdateRequestV2'];
+export type ShipmentUpdateResult = Schemas['ShipmentUpdateResult'];
+export type ShipmentRecord = Schemas['ShipmentRecord'];
+export type ShipmentPrice = Schemas['ShipmentPrice'];
+export type ShipmentEvents = Schemas['ShipmentEvents'];
+export type ShipmentListRecord = Schemas['ShipmentListRecord'];
+export type PriceRequestV2 = Schemas['PriceRequestV2'];
+export type PriceResultV2 = Schemas['PriceResultV2'];
+export type PriceResultV3 = Schemas['PriceResultV3'];
+export type EuropePriceResult = Schemas['EuropePriceResult'];
+export type InvoiceReportV1 = Schemas['InvoiceReportV1'];
+export type InvoiceReportV2 = Schemas['InvoiceReportV2'];
+export type InvoiceReportV3 = Schemas['InvoiceReportV3'];
+export type InvoiceSummary = Schemas['InvoiceSummary'];
+export type InvoiceLine = Schemas['InvoiceLine'];
+export type WebhookRecord = Schemas['WebhookRecord'];
+export type WebhookRequest = Schemas['WebhookRequest'];
+export type Product = Schemas['Product'];
+export type Service = Schemas['Service'];
+export type DeliveryDates = Schemas['DeliveryDates'];
+export type PickupPoint = Schemas['PickupPoint'];
+export type PostalCode = Schemas['PostalCode'];
 export type KolliClient = Client<paths>;
 
 export interface KolliClientOptions {

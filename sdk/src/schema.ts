@@ -1232,6 +1232,402 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        DeliveryDates: {
+            /** @description The valid desired delivery dates (`DeliveryDate`, service 35 Fix Day): working days from the earliest date up to 3 calendar days after it. */
+            DeliveryDates: string[];
+            /** @description Local Oslo time window, `HH:mm`. */
+            DeliveryWindow: {
+                From: string;
+                To: string;
+            };
+            /**
+             * Format: date
+             * @description Pickup date plus the transit days between the terminals, in working days.
+             */
+            EarliestDeliveryDate: string;
+            /** Format: date */
+            PickupDate: string;
+            /** @description Local Oslo time window, `HH:mm`. */
+            PickupWindow: {
+                From: string;
+                To: string;
+            };
+        };
+        EuropePriceResult: {
+            Currency: string;
+            Details: {
+                /** @description Freight after the terms, 2 decimals. */
+                FreightPrice: string | null;
+                /** @description Sum of OtherCostsDetails. */
+                OtherCosts: string | null;
+                OtherCostsDetails: {
+                    Amount: string;
+                    Code: string;
+                    Description: string;
+                }[] | null;
+            };
+            /** @description Set, with the price fields null, when no price can be produced. */
+            Error: {
+                Code: string;
+                Description: string;
+            } | null;
+            /** @description Total in `Currency`, 2 decimals; null when no price exists. */
+            Total: string | null;
+        };
+        InvoiceLine: {
+            AdditionEnergyKr: number;
+            AmountDescription: string | null;
+            AmountEuro: number | null;
+            AmountKr: number;
+            AmountTxt: string | null;
+            AmountTxtEnglish: string | null;
+            CalculationWeightKg: number;
+            Consignment: string;
+            CustomerNr: number;
+            CustomerReference: string | null;
+            DeliveryZip: string | null;
+            ExchangeRateEuro: number | null;
+            GoodsTypeCode: string | null;
+            InvoiceNr: string;
+            Kid: string;
+            NumberOfParcels: number;
+            OrderReference: string | null;
+            PickupDate: string | null;
+            PickupZip: string | null;
+            ProductCode: string | null;
+            ProductName: string | null;
+            ProductOptions: string | null;
+            RealWeihtKg: number;
+            RecipientName: string | null;
+            RecipientReference: string | null;
+            RowNumber: string;
+            SenderName: string | null;
+            UnitCode: string | null;
+            /** @description Extension: the VAT of the row, rounded half-up to the øre; the rows’ sum is the invoice’s VAT. */
+            VatKr: number;
+            /** @description Extension: the VAT rate of the row, 25 or 0 (exempt). */
+            VatPercent: number;
+            VolumeDm3: number;
+        };
+        InvoiceReportV1: {
+            CalculationWeight: string;
+            DeliveryDate: string | null;
+            DeliveryTerminal: string | null;
+            DeliveryZip: string | null;
+            Details: {
+                AgreedFreightKr: string;
+                DeliveryAdditionKr: string;
+                EmployersTaxKr: string;
+                EnergyAdditionKr: string;
+                FreightDocumentKr: string;
+                GiroServiceAdditionKr: string;
+                GpOverPgLimitAdditionKr: string;
+                InfrastructureAdditionKr: string;
+                InvoiceFeeKr: string;
+                LocalFreightDiscountKr: string;
+                MainFreightDiscountKr: string;
+                ManualWaybillAdditionKr: string;
+                ParcelAdditionKr: string;
+                PavementKr: string;
+                PavementWithReturnKr: string;
+                PaymentTransferFeeKr: string;
+                PickupAdditionKr: string;
+                PriceAdjustmentAdditionKr: string;
+                PrivateAtWorkKr: string;
+                PrivateDeliveryKr: string;
+                PrivateWithDeviceAndPackingReturnKr: string;
+                PrivateWithDeviceReturnKr: string;
+                PrivateWithPackingReturnKr: string;
+                RedistributeKr: string;
+                ReturnProcessKr: string;
+                TollOsloRushAndEnvironmentKr: string;
+                TollRoadAdditionKr: string;
+                VariousAmount1Kr: string;
+                VariousAmount2Kr: string;
+                WarehouseRentalKr: string;
+                Waybillnr: string;
+                WebTaKr: string;
+                WrongWeightAdditionKr: string;
+            }[];
+            GrossShipping: string;
+            InvoiceCustomer: string;
+            InvoiceCustomerNr: string;
+            InvoiceNumber: string;
+            LoadMeter: string;
+            NetShipping: string;
+            /** @description Extension: NetShipping plus VatKr. */
+            NetShippingInclVat: string;
+            NumberOfParcels: string;
+            OrderReference: string | null;
+            OtherIncome: string;
+            PaymentCode: string;
+            PickupDate: string | null;
+            PickupTerminal: string | null;
+            PickupZip: string | null;
+            Product: string;
+            RealWeight: string;
+            Recipient: string | null;
+            RecipientReference: string | null;
+            Sender: string | null;
+            Split: boolean;
+            /** @description Extension: the VAT on NetShipping, as on the invoice. */
+            VatKr: string;
+            /** @description Extension: the VAT rate of the shipment, `25` (domestic) or `0` (to or from outside the VAT area: abroad, Svalbard, Jan Mayen; exempt). */
+            VatPercent: string;
+            VolumeDm3: string;
+            Waybillnr: string;
+        };
+        InvoiceReportV2: {
+            CalculatedWeightKg: number;
+            DeliveryAddress: string | null;
+            DeliveryDate: string | null;
+            Details: {
+                AmountKr: number;
+                /** @description F freight, A addition, D discount, S service. */
+                AmountTypeCode: string;
+                AmountTypeName: string;
+                CostCode: string;
+                CostName: string;
+                /** @description Extension: the line’s VAT, rounded half-up to the øre. */
+                VatKr: number;
+                /** @description Extension: the line’s VAT rate. */
+                VatPercent: number;
+            }[];
+            GoodsTypeCode: string | null;
+            InvoiceCustomerName: string;
+            InvoiceCustomerNr: number;
+            InvoiceDate: string | null;
+            InvoiceLineNr: string;
+            InvoiceNr: number;
+            NumberOfCollis: number;
+            OptionCodes: {
+                OptionCode: string;
+                OptionName: string;
+            }[];
+            PickupDate: string | null;
+            PickupTerminalId: string | null;
+            PickupZip: string | null;
+            ProductCode: string;
+            RealWeightKg: number;
+            RecipientCustomerName: string | null;
+            RecipientCustomerNr: number | null;
+            RecipientTerminalId: string | null;
+            RecipientZip: string | null;
+            SenderCustomerName: string | null;
+            SenderCustomerNr: number;
+            SenderReference: string | null;
+            ShipmentNr: string;
+            TotalFreightPrice: number;
+            TotalFreightPriceInclVat: number;
+            /** @description Extension: the VAT on TotalFreightPrice (the sum of the lines’ VatKr). */
+            VatKr: number;
+            /** @description Extension: the VAT rate of the shipment, 25 (domestic) or 0 (to or from outside the VAT area: abroad, Svalbard, Jan Mayen; exempt). */
+            VatPercent: number;
+            VolumeDm3: number;
+        };
+        InvoiceReportV3: {
+            CalculatedWeightKg: number;
+            DeliveryAddress: string | null;
+            DeliveryDate: string | null;
+            Details: {
+                AmountKr: number;
+                /** @description F freight, A addition, D discount, S service. */
+                AmountTypeCode: string;
+                AmountTypeName: string;
+                CostCode: string;
+                CostName: string;
+                /** @description Extension: the line’s VAT, rounded half-up to the øre. */
+                VatKr: number;
+                /** @description Extension: the line’s VAT rate. */
+                VatPercent: number;
+            }[];
+            /** @description The invoice’s KID (payment reference). */
+            GiroKid: string;
+            GoodsTypeCode: string | null;
+            InvoiceCustomerName: string;
+            InvoiceCustomerNr: number;
+            InvoiceDate: string | null;
+            InvoiceLineNr: string;
+            InvoiceNr: number;
+            LoadingMeters: number;
+            NumberOfCollis: number;
+            OptionCodes: {
+                OptionCode: string;
+                OptionName: string;
+            }[];
+            OrderReference: string | null;
+            PalletPlaces: number;
+            /** @description Who pays: `S` sender, `M` recipient, `F` other. */
+            PaymentCode: string;
+            PickupDate: string | null;
+            PickupTerminalId: string | null;
+            PickupZip: string | null;
+            ProductCode: string;
+            RealWeightKg: number;
+            RecipientCustomerName: string | null;
+            RecipientCustomerNr: number | null;
+            RecipientReference: string | null;
+            RecipientTerminalId: string | null;
+            RecipientZip: string | null;
+            SenderCustomerName: string | null;
+            SenderCustomerNr: number;
+            SenderReference: string | null;
+            ShipmentNr: string;
+            TotalFreightPrice: number;
+            TotalFreightPriceInclVat: number;
+            UnitCode: string;
+            Units: number;
+            /** @description Extension: the VAT on TotalFreightPrice (the sum of the lines’ VatKr). */
+            VatKr: number;
+            /** @description Extension: the VAT rate of the shipment, 25 (domestic) or 0 (to or from outside the VAT area: abroad, Svalbard, Jan Mayen; exempt). */
+            VatPercent: number;
+            VolumeDm3: number;
+        };
+        InvoiceSummary: {
+            CreditsInvoiceNr: number | null;
+            /** @description YYYY-MM-DD. */
+            DueDate: string;
+            /** @description YYYY-MM-DD. */
+            InvoiceDate: string;
+            InvoiceNr: number;
+            IsCreditNote: boolean;
+            /** @description The payment reference (MOD10). */
+            Kid: string;
+            /** @description Shipments on the invoice. */
+            Shipments: number;
+            /** @description Total excluding VAT, two decimals (negative on a credit note). */
+            TotalKr: string;
+        };
+        /**
+         * @example {
+         *       "Id": 10154,
+         *       "Name": "Kolli sandbox point OSLO 0154",
+         *       "Address": "Sandkassevegen 8",
+         *       "Zip": "0154",
+         *       "Place": "OSLO",
+         *       "Latitude": 59.9115,
+         *       "Longitude": 10.7475,
+         *       "DistanceKm": 0.42,
+         *       "OpeningHours": "Mo-Fr 09:00-17:00; Sa 10:00-15:00",
+         *       "Sandbox": true
+         *     }
+         */
+        PickupPoint: {
+            Address: string;
+            DistanceKm: number | null;
+            /** @description The `PickupPointId` to book with. */
+            Id: number;
+            Latitude: number;
+            Longitude: number;
+            Name: string;
+            /** @description Opening hours in the OpenStreetMap `opening_hours` syntax, e.g. `Mo-Fr 08:00-21:00; Sa 09:00-18:00`. */
+            OpeningHours: string;
+            Place: string;
+            /** @description True for the generated sandbox points, which are not real places. */
+            Sandbox: boolean;
+            Zip: string;
+        };
+        PostalCode: {
+            /** @description G street addresses, P PO boxes, B both, S service code, F several uses. */
+            Category: string;
+            County: string;
+            CountyCode: string;
+            Municipality: string;
+            MunicipalityCode: string;
+            Place: string;
+            PostalCode: string;
+            Terminal: string | null;
+        };
+        /** @description Unknown names are ignored, as ASP.NET model binding ignores them. */
+        PriceRequestV2: {
+            /** @description Customer number. */
+            customer_nr: string;
+            /** @description Extension: `0`/`Private` or `1`/`Company` (default). Private delivery adds its cost line. */
+            delivery_type?: number | string;
+            /** @description Load meters (decimals accepted). */
+            number_of_load_meters?: number;
+            number_of_pallet_spaces?: number;
+            /** @description Default 1. */
+            number_of_units?: number;
+            /** @description Per-parcel measures; each parcel is priced on its own chargeable weight. In a URL: `parcels[0].weight=12&parcels[0].length=60…`. */
+            parcels?: {
+                /** @description Height in cm. */
+                height?: number;
+                /** @description Length in cm. */
+                length?: number;
+                /** @description Extension: volume in dm³ (`0` = not given), priced unless length, height and width are all given (those win: they are what the terminal measures), as a booked parcel’s `Volume` is. */
+                volume?: number;
+                /** @description Weight in kg. */
+                weight?: number;
+                /** @description Width in cm. */
+                width?: number;
+            }[];
+            /** @description Extension: the paying customer for payment_code M or F. */
+            payer_customer_nr?: string;
+            /** @description Who pays: `S`/`Sender` (default), `M`/`Recipient`, `F`/`Other`. With `M` or `F`, `PayerCustomerNr` names the payer, whose agreement prices the shipment. */
+            payment_code?: string;
+            /** @description Pickup date; picks the tariff in force (default today). ISO 8601 date (`2026-11-23`) or date-time without zone (Europe/Oslo). */
+            pickup_date?: string;
+            /** @description Product code, for example `43` (System). */
+            product_type: string;
+            /** @description To postal code. */
+            receiver_zip: string;
+            /** @description From postal code. */
+            sender_zip: string;
+            /** @description Service codes, repeated in a URL. */
+            service?: string[];
+            /** @description Default `KL` (parcels); `PL` pallets; `51`..`99` special codes of the customer’s agreement. */
+            unit_code?: string;
+            /** @description Volume in dm³. */
+            volume_d3?: number;
+            /** @description Weight in kg. */
+            weight?: number;
+        };
+        PriceResultV2: {
+            Freight: {
+                /** @description Every freight and surcharge line; sums to FreightCost. */
+                Details: {
+                    /** @description NOK excluding VAT, 2 decimals. */
+                    Cost: number;
+                    /** @description FREIGHT, DISCOUNT, ENERGY, TOLL, PRIVATE, DELIVERY_ADD or PICKUP_ADD (the invoice codes). */
+                    CostTypeCode: string;
+                    Description: string;
+                }[];
+                /** @description NOK excluding VAT, 2 decimals. */
+                FreightCost: number;
+            };
+            Services: {
+                /** @description The service code. */
+                CostTypeCode: string;
+                /** @description NOK excluding VAT, 2 decimals. */
+                ServiceCost: number;
+                ServiceDescription: string;
+            }[];
+            /** @description NOK excluding VAT, 2 decimals. */
+            Total: number;
+        };
+        PriceResultV3: {
+            Freight: {
+                /** @description Every freight and surcharge line; sums to FreightCost. */
+                Details: {
+                    /** @description NOK excluding VAT, 2 decimals. */
+                    Cost: number;
+                    /** @description FREIGHT, DISCOUNT, ENERGY, TOLL, PRIVATE, DELIVERY_ADD or PICKUP_ADD (the invoice codes). */
+                    CostTypeCode: string;
+                    Description: string;
+                }[];
+                /** @description NOK excluding VAT, 2 decimals. */
+                FreightCost: number;
+            };
+            Services: {
+                ServiceCode: string;
+                /** @description NOK excluding VAT, 2 decimals. */
+                ServiceCost: number;
+                ServiceName: string;
+            }[];
+            /** @description NOK excluding VAT, 2 decimals. */
+            Total: number;
+        };
         /**
          * @description Problem details (RFC 9457) in the shape of the spec’s 400 body.
          * @example {
@@ -1260,6 +1656,448 @@ export interface components {
             /** @description Equals the X-Request-Id header. */
             traceId: string | null;
             type: string;
+        };
+        /**
+         * @example {
+         *       "ProductCode": "43",
+         *       "Name": "System",
+         *       "Segment": "B2B",
+         *       "UnitCodes": [
+         *         "KL",
+         *         "PL"
+         *       ],
+         *       "Services": [
+         *         "11",
+         *         "12",
+         *         "15",
+         *         "16",
+         *         "17",
+         *         "35",
+         *         "41"
+         *       ],
+         *       "MaxParcelWeightKg": 1000,
+         *       "MaxShipmentWeightKg": 20000,
+         *       "MaxLengthCm": 400,
+         *       "MaxWidthCm": 240,
+         *       "MaxHeightCm": 220,
+         *       "VolumeFactorKgPerDm3": 0.333,
+         *       "International": false,
+         *       "PickupPoints": false,
+         *       "AllowsPickupDate": false,
+         *       "AllowsReturnShipment": false,
+         *       "PickupWindow": {
+         *         "From": "08:00",
+         *         "To": "16:00"
+         *       },
+         *       "DeliveryWindow": {
+         *         "From": "08:00",
+         *         "To": "16:00"
+         *       }
+         *     }
+         */
+        Product: {
+            /** @description A desired `PickupDate` may be booked (Direct only). */
+            AllowsPickupDate: boolean;
+            /** @description `ShouldGenerateReturnShipment` is allowed (HE, HJ). */
+            AllowsReturnShipment: boolean;
+            /** @description Local Oslo time window, `HH:mm`. */
+            DeliveryWindow: {
+                From: string;
+                To: string;
+            };
+            /** @description Valid for `GET /v2/europe/price`. */
+            International: boolean;
+            /** @description Maximum parcel height. */
+            MaxHeightCm: number;
+            /** @description Maximum parcel length. */
+            MaxLengthCm: number;
+            /** @description Maximum weight of one parcel (or pallet). */
+            MaxParcelWeightKg: number;
+            /** @description Maximum total weight of a shipment. */
+            MaxShipmentWeightKg: number;
+            /** @description Maximum parcel width. */
+            MaxWidthCm: number;
+            Name: string;
+            /** @description Delivers to pickup points. */
+            PickupPoints: boolean;
+            /** @description Local Oslo time window, `HH:mm`. */
+            PickupWindow: {
+                From: string;
+                To: string;
+            };
+            ProductCode: string;
+            Segment: "B2B" | "B2C";
+            /** @description Service codes allowed with the product. */
+            Services: string[];
+            /** @description Standard unit codes the product takes; special codes 51–99 come from customer agreements. */
+            UnitCodes: ("KL" | "PL")[];
+            /** @description Kilograms charged per cubic decimetre (litre) of volume, for the chargeable weight. */
+            VolumeFactorKgPerDm3: number;
+        };
+        ScanEvent: {
+            /** @description Chosen by the scanning system; unique. */
+            EventId: string;
+            /** @description PickedUp, ArrivedAtTerminal, OutForDelivery, Delivered, DeliveryFailed, ReturnedToSender */
+            EventType: string;
+            ParcelId: string;
+            /** @description A terminal code, as GET /v1/postalcodes/{code} gives it. */
+            Terminal?: string;
+            /** @description Local Oslo time (2026-11-23T10:15:00) or with a zone. */
+            Time: string;
+        };
+        /**
+         * @example {
+         *       "ServiceCode": "16",
+         *       "Name": "Pre-notice e-mail",
+         *       "PriceBasis": "shipment",
+         *       "RequiredFields": [
+         *         "RecipientEmail"
+         *       ]
+         *     }
+         */
+        Service: {
+            Name: string;
+            /** @description Whether the service is priced once per shipment or once per parcel. */
+            PriceBasis: "shipment" | "parcel";
+            /** @description Booking request fields that must be given when the service is used. */
+            RequiredFields: ("RecipientEmail" | "RecipientPhone" | "DeliveryDate" | "PickupDate" | "PickupPointId" | "RecipientCompanyName")[];
+            ServiceCode: string;
+        };
+        ShipmentEvents: {
+            Parcels: {
+                Events: {
+                    EventId: string;
+                    EventType: string;
+                    Terminal: string | null;
+                    Time: string;
+                }[];
+                ParcelId: string;
+            }[];
+            PickedupDate: string | null;
+            ShipmentId: string;
+        };
+        ShipmentListRecord: {
+            CustomerId: number;
+            IsSplitted: boolean;
+            NumberOfParcels: number;
+            NumberOfUnits: number;
+            PickedupDate: string | null;
+            PickupAddress: string | null;
+            PickupDate: string | null;
+            PickupName: string | null;
+            PickupPlace: string | null;
+            PickupTimeFrom: string | null;
+            PickupTimeTo: string | null;
+            PickupZip: string | null;
+            RecipientAddress1: string | null;
+            RecipientAddress2: string | null;
+            RecipientName: string | null;
+            RecipientPlace: string | null;
+            RecipientZip: string | null;
+            ShipmentId: string;
+            UnitType: string;
+            Weight: number;
+        };
+        ShipmentPrice: {
+            ChargeableWeightKg: number;
+            /** @enum {string} */
+            Currency: "NOK";
+            Lines: {
+                /** @description NOK excluding VAT, to the øre. */
+                AmountKr: number;
+                /** @description As `Details[].CostCode` of the v2 invoice report. */
+                CostCode: string;
+                CostName: string;
+            }[];
+            /** @description false: the price frozen when the shipment was published, which its invoice carries; true: the current quote of a shipment not yet published, which may change until it is. */
+            Quote: boolean;
+            ShipmentId: string;
+            /** @description 0 Draft, 1 ReadyForPublish, 2 Published: the number, as every response gives it. */
+            ShipmentStatus: number;
+            /** @description The tariff version (its ValidFrom date) the price comes from. */
+            TariffVersion: string;
+            /** @description The sum of the lines, NOK excluding VAT. */
+            Total: number;
+        };
+        ShipmentRecord: {
+            Addresses: {
+                Address: string | null;
+                Address2: string | null;
+                /** @description 1 pickup, 2 recipient, 3 return, 4 pickup point. */
+                AddressTypeId: number;
+                CompanyName: string | null;
+                Country: string | null;
+                County: string | null;
+                FirstName: string | null;
+                LastName: string | null;
+                Place: string | null;
+                Zip: string | null;
+            }[];
+            CommentToCarrier: string | null;
+            CustomerId: string;
+            DeliveryDate: string | null;
+            DeliveryDateTo: string | null;
+            DeliveryType: number;
+            GoodsDescription: string | null;
+            Height: number | null;
+            IsReturn: boolean;
+            Length: number | null;
+            LoadingMeters: number;
+            PalletSpaces: number;
+            ParcelId: string;
+            /** @description 0 Draft, 1 ReadyForPublish, 2 Published. */
+            ParcelStatus: number;
+            PickupDate: string | null;
+            PickupDateTo: string | null;
+            PickupEmail: string | null;
+            PickupPhone: string | null;
+            PickupPointId: number | null;
+            ProductCode: string;
+            RecipientCustomerId: number | null;
+            RecipientEmail: string | null;
+            RecipientPhone: string | null;
+            RecipientShallPay: boolean;
+            References: {
+                /** @description 1 shipment, 2 parcel. */
+                ReferenceLevel: number;
+                ReferenceText: string | null;
+                /** @description 1 sender reference. */
+                ReferenceTypeId: number;
+            }[];
+            ReturnEmail: string | null;
+            ReturnPhone: string | null;
+            Services: string[];
+            ShipmentId: string;
+            UnitCode: string;
+            Volume: number | null;
+            Weight: number | null;
+            Width: number | null;
+        };
+        /** @description Create or update a shipment of up to 999 parcels. */
+        ShipmentUpdateRequest: {
+            CommentToCarrier?: string;
+            CustomerId: string;
+            CustomsInformation?: {
+                Lines: {
+                    CountryOfOrigin?: string;
+                    CurrencyType?: string;
+                    GoodsDescription?: string;
+                    GoodsValue?: number;
+                    /** @description Kilograms. */
+                    GrossWeight?: number;
+                    HsCode?: string;
+                    /** @description Kilograms. */
+                    NetWeight?: number;
+                    Quantity?: number;
+                }[];
+            };
+            DeliveryDate?: string;
+            /** @description `0` Private or `1` Company, by number or name. */
+            DeliveryType: number | string;
+            GoodsDescription?: string;
+            Parcels: {
+                /** @description `true` removes the parcel with this ParcelId. */
+                Delete?: boolean;
+                /** @description Centimetres; `0` = not given. */
+                Height?: number;
+                /** @description Centimetres; `0` = not given. */
+                Length?: number;
+                /** @description Known id: update; absent (or empty) or unknown: add. */
+                ParcelId?: string;
+                /** @description Cubic decimetres (litres), at least 0.001 (1 cm³); `0` = not given. */
+                Volume?: number;
+                /** @description Kilograms, at least 0.001 (1 g); `0` = not given (a publish needs a weight above 0). */
+                Weight?: number;
+                /** @description Centimetres; `0` = not given. */
+                Width?: number;
+            }[];
+            /** @description Extension: a third party that pays the freight (invoice payer role `F`). The key must be able to act for it. Not with `RecipientShallPay`. */
+            PayerCustomerId?: number;
+            PickupAddress?: string;
+            PickupAddress2?: string;
+            PickupCompanyName?: string;
+            PickupCountry?: string;
+            PickupCounty?: string;
+            PickupDate?: string;
+            /** Format: email */
+            PickupEmail?: string;
+            PickupFirstName?: string;
+            PickupLastName?: string;
+            PickupPhone?: string;
+            PickupPlace?: string;
+            PickupPointAddress?: string;
+            PickupPointAddress2?: string;
+            PickupPointCompanyName?: string;
+            PickupPointCounty?: string;
+            PickupPointId?: number;
+            PickupPointPlace?: string;
+            PickupPointZip?: string;
+            PickupZip?: string;
+            ProductCode: string;
+            RecipientAddress?: string;
+            RecipientAddress2?: string;
+            RecipientCompanyName?: string;
+            RecipientCountry?: string;
+            RecipientCounty?: string;
+            RecipientCustomerId?: number;
+            /** Format: email */
+            RecipientEmail?: string;
+            RecipientFirstName?: string;
+            RecipientLastName?: string;
+            RecipientPhone?: string;
+            RecipientPlace?: string;
+            RecipientShallPay?: boolean;
+            RecipientZip?: string;
+            ReturnAddress?: string;
+            ReturnAddress2?: string;
+            ReturnCompanyName?: string;
+            ReturnCountry?: string;
+            ReturnCounty?: string;
+            /** Format: email */
+            ReturnEmail?: string;
+            ReturnFirstName?: string;
+            ReturnLastName?: string;
+            ReturnPhone?: string;
+            ReturnPlace?: string;
+            ReturnZip?: string;
+            /** @description Printed in full on the label; 15 characters show on the invoice. */
+            SenderReference?: string;
+            Services?: string[];
+            /** @description A GSIN; generated when absent (or empty). */
+            ShipmentId?: string;
+            /** @description `Draft` (0), `ReadyForPublish` (1) or `Published` (2), by name or number. */
+            ShipmentStatus: number | string;
+            ShouldGenerateReturnShipment?: boolean;
+            UnitCode?: string;
+        };
+        /** @description Create or update a shipment of up to 999 parcels (the v2 body, with an Addresses list). */
+        ShipmentUpdateRequestV2: {
+            /** @description The pickup (1), recipient (2), return (3) and pickup point (4) addresses, each type at most once. `ReadyForPublish` and `Published` need types 1 and 2 with a name, address line, zip and place. */
+            Addresses: {
+                Address?: string;
+                Address2?: string;
+                /** @description 1 pickup, 2 recipient, 3 return, 4 pickup point; each at most once. */
+                AddressTypeId: number;
+                CompanyName?: string;
+                Country?: string;
+                County?: string;
+                FirstName?: string;
+                LastName?: string;
+                Place?: string;
+                Zip?: string;
+            }[];
+            CommentToCarrier?: string;
+            CustomerId: string;
+            CustomsInformation?: {
+                Lines: {
+                    CountryOfOrigin?: string;
+                    CurrencyType?: string;
+                    GoodsDescription?: string;
+                    GoodsValue?: number;
+                    /** @description Kilograms. */
+                    GrossWeight?: number;
+                    HsCode?: string;
+                    /** @description Kilograms. */
+                    NetWeight?: number;
+                    Quantity?: number;
+                }[];
+            };
+            DeliveryDate?: string;
+            /** @description `0` Private or `1` Company, by number or name. */
+            DeliveryType: number | string;
+            GoodsDescription?: string;
+            Parcels: {
+                /** @description `true` removes the parcel with this ParcelId. */
+                Delete?: boolean;
+                /** @description Centimetres; `0` = not given. */
+                Height?: number;
+                /** @description Centimetres; `0` = not given. */
+                Length?: number;
+                /** @description Known id: update; absent (or empty) or unknown: add. */
+                ParcelId?: string;
+                /** @description Cubic decimetres (litres), at least 0.001 (1 cm³); `0` = not given. */
+                Volume?: number;
+                /** @description Kilograms, at least 0.001 (1 g); `0` = not given (a publish needs a weight above 0). */
+                Weight?: number;
+                /** @description Centimetres; `0` = not given. */
+                Width?: number;
+            }[];
+            /** @description Extension: a third party that pays the freight (invoice payer role `F`). The key must be able to act for it. Not with `RecipientShallPay`. */
+            PayerCustomerId?: number;
+            PickupDate?: string;
+            /** Format: email */
+            PickupEmail?: string;
+            PickupPhone?: string;
+            PickupPointId?: number;
+            ProductCode: string;
+            RecipientCustomerId?: number;
+            /** Format: email */
+            RecipientEmail?: string;
+            RecipientPhone?: string;
+            RecipientShallPay?: boolean;
+            /** Format: email */
+            ReturnEmail?: string;
+            ReturnPhone?: string;
+            /** @description Printed in full on the label; 15 characters show on the invoice. */
+            SenderReference?: string;
+            Services?: string[];
+            /** @description A GSIN; generated when absent (or empty). */
+            ShipmentId?: string;
+            /** @description `Draft` (0), `ReadyForPublish` (1) or `Published` (2), by name or number. */
+            ShipmentStatus: number | string;
+            ShouldGenerateReturnShipment?: boolean;
+            UnitCode?: string;
+        };
+        ShipmentUpdateResult: {
+            ParcelIds: string[];
+            ReturnShipmentId: string | null;
+            ShipmentId: string;
+            ShipmentStatus: number;
+        };
+        /**
+         * @example {
+         *       "uuid": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+         *       "eventValue": "1000",
+         *       "eventValueType": 3,
+         *       "url": "https://integrator.example/kolli/webhooks",
+         *       "customHeaders": "{\"X-Api-Key\":\"abc123\"}",
+         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+         *       "expires": "2027-01-23T10:15:00+01:00"
+         *     }
+         */
+        WebhookRecord: {
+            customHeaders: string | null;
+            /** @description Value the webhook is tied to. */
+            eventValue: string;
+            /** @description Type of eventValue: 1 parcel number, 2 shipment id (GSIN), 3 customer number. */
+            eventValueType: number;
+            /** @description Expiry, Oslo time with its UTC offset (2027-01-23T10:15:00+01:00). */
+            expires: string;
+            /** @description Secret chosen for validation by the owner; keys the signatures. */
+            secret: string;
+            /** @description Address the webhook targets (deliveries are POSTed to it). */
+            url: string;
+            /**
+             * Format: uuid
+             * @description Id of the webhook.
+             */
+            uuid: string;
+        };
+        WebhookRequest: {
+            /** @description Headers sent with every delivery: a JSON object of string values serialised as a string (the object itself is accepted too). Reserved: host, content-type, content-length, connection, transfer-encoding, user-agent, hop-by-hop headers and webhook-*. */
+            customHeaders?: string | {
+                [key: string]: unknown;
+            } | null;
+            /** @description The parcel number, shipment id or customer number the webhook listens to. */
+            eventValue: string;
+            /** @description 1 parcel number (its events and its shipment’s), 2 shipment id, 3 customer number. */
+            eventValueType: number;
+            /** @description When the registration stops delivering: ISO 8601 with a UTC offset (without one, Oslo time). Default: two months from now. Must be in the future. */
+            expires?: string;
+            /** @description Keys the HMAC-SHA256 signatures: its UTF-8 bytes, or for `whsec_<base64>` the decoded bytes (Standard Webhooks). */
+            secret: string;
+            /** @description An https URL that accepts POST (http only on loopback when KOLLI_WEBHOOK_ALLOW_PRIVATE=1). Its host must resolve (the example's `integrator.example` does not: put your own). Private, loopback, link-local and metadata addresses are refused; redirects are not followed. */
+            url: string;
         };
     };
     responses: never;
@@ -1706,53 +2544,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        Products: {
-                            /** @description A desired `PickupDate` may be booked (Direct only). */
-                            AllowsPickupDate: boolean;
-                            /** @description `ShouldGenerateReturnShipment` is allowed (HE, HJ). */
-                            AllowsReturnShipment: boolean;
-                            /** @description Local Oslo time window, `HH:mm`. */
-                            DeliveryWindow: {
-                                From: string;
-                                To: string;
-                            };
-                            /** @description Valid for `GET /v2/europe/price`. */
-                            International: boolean;
-                            /** @description Maximum parcel height. */
-                            MaxHeightCm: number;
-                            /** @description Maximum parcel length. */
-                            MaxLengthCm: number;
-                            /** @description Maximum weight of one parcel (or pallet). */
-                            MaxParcelWeightKg: number;
-                            /** @description Maximum total weight of a shipment. */
-                            MaxShipmentWeightKg: number;
-                            /** @description Maximum parcel width. */
-                            MaxWidthCm: number;
-                            Name: string;
-                            /** @description Delivers to pickup points. */
-                            PickupPoints: boolean;
-                            /** @description Local Oslo time window, `HH:mm`. */
-                            PickupWindow: {
-                                From: string;
-                                To: string;
-                            };
-                            ProductCode: string;
-                            Segment: "B2B" | "B2C";
-                            /** @description Service codes allowed with the product. */
-                            Services: string[];
-                            /** @description Standard unit codes the product takes; special codes 51–99 come from customer agreements. */
-                            UnitCodes: ("KL" | "PL")[];
-                            /** @description Kilograms charged per cubic decimetre (litre) of volume, for the chargeable weight. */
-                            VolumeFactorKgPerDm3: number;
-                        }[];
-                        Services: {
-                            Name: string;
-                            /** @description Whether the service is priced once per shipment or once per parcel. */
-                            PriceBasis: "shipment" | "parcel";
-                            /** @description Booking request fields that must be given when the service is used. */
-                            RequiredFields: ("RecipientEmail" | "RecipientPhone" | "DeliveryDate" | "PickupDate" | "PickupPointId" | "RecipientCompanyName")[];
-                            ServiceCode: string;
-                        }[];
+                        Products: components["schemas"]["Product"][];
+                        Services: components["schemas"]["Service"][];
                     };
                 };
             };
@@ -1812,53 +2605,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    Products: {
-                        /** @description A desired `PickupDate` may be booked (Direct only). */
-                        AllowsPickupDate: boolean;
-                        /** @description `ShouldGenerateReturnShipment` is allowed (HE, HJ). */
-                        AllowsReturnShipment: boolean;
-                        /** @description Local Oslo time window, `HH:mm`. */
-                        DeliveryWindow: {
-                            From: string;
-                            To: string;
-                        };
-                        /** @description Valid for `GET /v2/europe/price`. */
-                        International: boolean;
-                        /** @description Maximum parcel height. */
-                        MaxHeightCm: number;
-                        /** @description Maximum parcel length. */
-                        MaxLengthCm: number;
-                        /** @description Maximum weight of one parcel (or pallet). */
-                        MaxParcelWeightKg: number;
-                        /** @description Maximum total weight of a shipment. */
-                        MaxShipmentWeightKg: number;
-                        /** @description Maximum parcel width. */
-                        MaxWidthCm: number;
-                        Name: string;
-                        /** @description Delivers to pickup points. */
-                        PickupPoints: boolean;
-                        /** @description Local Oslo time window, `HH:mm`. */
-                        PickupWindow: {
-                            From: string;
-                            To: string;
-                        };
-                        ProductCode: string;
-                        Segment: "B2B" | "B2C";
-                        /** @description Service codes allowed with the product. */
-                        Services: string[];
-                        /** @description Standard unit codes the product takes; special codes 51–99 come from customer agreements. */
-                        UnitCodes: ("KL" | "PL")[];
-                        /** @description Kilograms charged per cubic decimetre (litre) of volume, for the chargeable weight. */
-                        VolumeFactorKgPerDm3: number;
-                    }[];
-                    Services: {
-                        Name: string;
-                        /** @description Whether the service is priced once per shipment or once per parcel. */
-                        PriceBasis: "shipment" | "parcel";
-                        /** @description Booking request fields that must be given when the service is used. */
-                        RequiredFields: ("RecipientEmail" | "RecipientPhone" | "DeliveryDate" | "PickupDate" | "PickupPointId" | "RecipientCompanyName")[];
-                        ServiceCode: string;
-                    }[];
+                    Products: components["schemas"]["Product"][];
+                    Services: components["schemas"]["Service"][];
                 };
             };
         };
@@ -3985,17 +4733,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    Events: {
-                        /** @description Chosen by the scanning system; unique. */
-                        EventId: string;
-                        /** @description PickedUp, ArrivedAtTerminal, OutForDelivery, Delivered, DeliveryFailed, ReturnedToSender */
-                        EventType: string;
-                        ParcelId: string;
-                        /** @description A terminal code, as GET /v1/postalcodes/{code} gives it. */
-                        Terminal?: string;
-                        /** @description Local Oslo time (2026-11-23T10:15:00) or with a zone. */
-                        Time: string;
-                    }[];
+                    Events: components["schemas"]["ScanEvent"][];
                 };
             };
         };
@@ -4263,60 +5001,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        Addresses: {
-                            Address: string | null;
-                            Address2: string | null;
-                            /** @description 1 pickup, 2 recipient, 3 return, 4 pickup point. */
-                            AddressTypeId: number;
-                            CompanyName: string | null;
-                            Country: string | null;
-                            County: string | null;
-                            FirstName: string | null;
-                            LastName: string | null;
-                            Place: string | null;
-                            Zip: string | null;
-                        }[];
-                        CommentToCarrier: string | null;
-                        CustomerId: string;
-                        DeliveryDate: string | null;
-                        DeliveryDateTo: string | null;
-                        DeliveryType: number;
-                        GoodsDescription: string | null;
-                        Height: number | null;
-                        IsReturn: boolean;
-                        Length: number | null;
-                        LoadingMeters: number;
-                        PalletSpaces: number;
-                        ParcelId: string;
-                        /** @description 0 Draft, 1 ReadyForPublish, 2 Published. */
-                        ParcelStatus: number;
-                        PickupDate: string | null;
-                        PickupDateTo: string | null;
-                        PickupEmail: string | null;
-                        PickupPhone: string | null;
-                        PickupPointId: number | null;
-                        ProductCode: string;
-                        RecipientCustomerId: number | null;
-                        RecipientEmail: string | null;
-                        RecipientPhone: string | null;
-                        RecipientShallPay: boolean;
-                        References: {
-                            /** @description 1 shipment, 2 parcel. */
-                            ReferenceLevel: number;
-                            ReferenceText: string | null;
-                            /** @description 1 sender reference. */
-                            ReferenceTypeId: number;
-                        }[];
-                        ReturnEmail: string | null;
-                        ReturnPhone: string | null;
-                        Services: string[];
-                        ShipmentId: string;
-                        UnitCode: string;
-                        Volume: number | null;
-                        Weight: number | null;
-                        Width: number | null;
-                    }[];
+                    "application/json": components["schemas"]["ShipmentRecord"][];
                 };
             };
             /** @description Not modified: `If-None-Match` names the current `ETag`; no body. */
@@ -4438,102 +5123,7 @@ export interface operations {
                  *       ]
                  *     }
                  */
-                "application/json": {
-                    CommentToCarrier?: string;
-                    CustomerId: string;
-                    CustomsInformation?: {
-                        Lines: {
-                            CountryOfOrigin?: string;
-                            CurrencyType?: string;
-                            GoodsDescription?: string;
-                            GoodsValue?: number;
-                            /** @description Kilograms. */
-                            GrossWeight?: number;
-                            HsCode?: string;
-                            /** @description Kilograms. */
-                            NetWeight?: number;
-                            Quantity?: number;
-                        }[];
-                    };
-                    DeliveryDate?: string;
-                    /** @description `0` Private or `1` Company, by number or name. */
-                    DeliveryType: number | string;
-                    GoodsDescription?: string;
-                    Parcels: {
-                        /** @description `true` removes the parcel with this ParcelId. */
-                        Delete?: boolean;
-                        /** @description Centimetres; `0` = not given. */
-                        Height?: number;
-                        /** @description Centimetres; `0` = not given. */
-                        Length?: number;
-                        /** @description Known id: update; absent (or empty) or unknown: add. */
-                        ParcelId?: string;
-                        /** @description Cubic decimetres (litres), at least 0.001 (1 cm³); `0` = not given. */
-                        Volume?: number;
-                        /** @description Kilograms, at least 0.001 (1 g); `0` = not given (a publish needs a weight above 0). */
-                        Weight?: number;
-                        /** @description Centimetres; `0` = not given. */
-                        Width?: number;
-                    }[];
-                    /** @description Extension: a third party that pays the freight (invoice payer role `F`). The key must be able to act for it. Not with `RecipientShallPay`. */
-                    PayerCustomerId?: number;
-                    PickupAddress?: string;
-                    PickupAddress2?: string;
-                    PickupCompanyName?: string;
-                    PickupCountry?: string;
-                    PickupCounty?: string;
-                    PickupDate?: string;
-                    /** Format: email */
-                    PickupEmail?: string;
-                    PickupFirstName?: string;
-                    PickupLastName?: string;
-                    PickupPhone?: string;
-                    PickupPlace?: string;
-                    PickupPointAddress?: string;
-                    PickupPointAddress2?: string;
-                    PickupPointCompanyName?: string;
-                    PickupPointCounty?: string;
-                    PickupPointId?: number;
-                    PickupPointPlace?: string;
-                    PickupPointZip?: string;
-                    PickupZip?: string;
-                    ProductCode: string;
-                    RecipientAddress?: string;
-                    RecipientAddress2?: string;
-                    RecipientCompanyName?: string;
-                    RecipientCountry?: string;
-                    RecipientCounty?: string;
-                    RecipientCustomerId?: number;
-                    /** Format: email */
-                    RecipientEmail?: string;
-                    RecipientFirstName?: string;
-                    RecipientLastName?: string;
-                    RecipientPhone?: string;
-                    RecipientPlace?: string;
-                    RecipientShallPay?: boolean;
-                    RecipientZip?: string;
-                    ReturnAddress?: string;
-                    ReturnAddress2?: string;
-                    ReturnCompanyName?: string;
-                    ReturnCountry?: string;
-                    ReturnCounty?: string;
-                    /** Format: email */
-                    ReturnEmail?: string;
-                    ReturnFirstName?: string;
-                    ReturnLastName?: string;
-                    ReturnPhone?: string;
-                    ReturnPlace?: string;
-                    ReturnZip?: string;
-                    /** @description Printed in full on the label; 15 characters show on the invoice. */
-                    SenderReference?: string;
-                    Services?: string[];
-                    /** @description A GSIN; generated when absent (or empty). */
-                    ShipmentId?: string;
-                    /** @description `Draft` (0), `ReadyForPublish` (1) or `Published` (2), by name or number. */
-                    ShipmentStatus: number | string;
-                    ShouldGenerateReturnShipment?: boolean;
-                    UnitCode?: string;
-                };
+                "application/json": components["schemas"]["ShipmentUpdateRequest"];
             };
         };
         responses: {
@@ -4553,12 +5143,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        ParcelIds: string[];
-                        ReturnShipmentId: string | null;
-                        ShipmentId: string;
-                        ShipmentStatus: number;
-                    };
+                    "application/json": components["schemas"]["ShipmentUpdateResult"];
                 };
             };
             /** @description Created. */
@@ -4577,12 +5162,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        ParcelIds: string[];
-                        ReturnShipmentId: string | null;
-                        ShipmentId: string;
-                        ShipmentStatus: number;
-                    };
+                    "application/json": components["schemas"]["ShipmentUpdateResult"];
                 };
             };
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
@@ -4738,102 +5318,7 @@ export interface operations {
                  *       ]
                  *     }
                  */
-                "application/json": {
-                    CommentToCarrier?: string;
-                    CustomerId: string;
-                    CustomsInformation?: {
-                        Lines: {
-                            CountryOfOrigin?: string;
-                            CurrencyType?: string;
-                            GoodsDescription?: string;
-                            GoodsValue?: number;
-                            /** @description Kilograms. */
-                            GrossWeight?: number;
-                            HsCode?: string;
-                            /** @description Kilograms. */
-                            NetWeight?: number;
-                            Quantity?: number;
-                        }[];
-                    };
-                    DeliveryDate?: string;
-                    /** @description `0` Private or `1` Company, by number or name. */
-                    DeliveryType: number | string;
-                    GoodsDescription?: string;
-                    Parcels: {
-                        /** @description `true` removes the parcel with this ParcelId. */
-                        Delete?: boolean;
-                        /** @description Centimetres; `0` = not given. */
-                        Height?: number;
-                        /** @description Centimetres; `0` = not given. */
-                        Length?: number;
-                        /** @description Known id: update; absent (or empty) or unknown: add. */
-                        ParcelId?: string;
-                        /** @description Cubic decimetres (litres), at least 0.001 (1 cm³); `0` = not given. */
-                        Volume?: number;
-                        /** @description Kilograms, at least 0.001 (1 g); `0` = not given (a publish needs a weight above 0). */
-                        Weight?: number;
-                        /** @description Centimetres; `0` = not given. */
-                        Width?: number;
-                    }[];
-                    /** @description Extension: a third party that pays the freight (invoice payer role `F`). The key must be able to act for it. Not with `RecipientShallPay`. */
-                    PayerCustomerId?: number;
-                    PickupAddress?: string;
-                    PickupAddress2?: string;
-                    PickupCompanyName?: string;
-                    PickupCountry?: string;
-                    PickupCounty?: string;
-                    PickupDate?: string;
-                    /** Format: email */
-                    PickupEmail?: string;
-                    PickupFirstName?: string;
-                    PickupLastName?: string;
-                    PickupPhone?: string;
-                    PickupPlace?: string;
-                    PickupPointAddress?: string;
-                    PickupPointAddress2?: string;
-                    PickupPointCompanyName?: string;
-                    PickupPointCounty?: string;
-                    PickupPointId?: number;
-                    PickupPointPlace?: string;
-                    PickupPointZip?: string;
-                    PickupZip?: string;
-                    ProductCode: string;
-                    RecipientAddress?: string;
-                    RecipientAddress2?: string;
-                    RecipientCompanyName?: string;
-                    RecipientCountry?: string;
-                    RecipientCounty?: string;
-                    RecipientCustomerId?: number;
-                    /** Format: email */
-                    RecipientEmail?: string;
-                    RecipientFirstName?: string;
-                    RecipientLastName?: string;
-                    RecipientPhone?: string;
-                    RecipientPlace?: string;
-                    RecipientShallPay?: boolean;
-                    RecipientZip?: string;
-                    ReturnAddress?: string;
-                    ReturnAddress2?: string;
-                    ReturnCompanyName?: string;
-                    ReturnCountry?: string;
-                    ReturnCounty?: string;
-                    /** Format: email */
-                    ReturnEmail?: string;
-                    ReturnFirstName?: string;
-                    ReturnLastName?: string;
-                    ReturnPhone?: string;
-                    ReturnPlace?: string;
-                    ReturnZip?: string;
-                    /** @description Printed in full on the label; 15 characters show on the invoice. */
-                    SenderReference?: string;
-                    Services?: string[];
-                    /** @description A GSIN; generated when absent (or empty). */
-                    ShipmentId?: string;
-                    /** @description `Draft` (0), `ReadyForPublish` (1) or `Published` (2), by name or number. */
-                    ShipmentStatus: number | string;
-                    ShouldGenerateReturnShipment?: boolean;
-                    UnitCode?: string;
-                };
+                "application/json": components["schemas"]["ShipmentUpdateRequest"];
             };
         };
         responses: {
@@ -4853,12 +5338,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        ParcelIds: string[];
-                        ReturnShipmentId: string | null;
-                        ShipmentId: string;
-                        ShipmentStatus: number;
-                    };
+                    "application/json": components["schemas"]["ShipmentUpdateResult"];
                 };
             };
             /** @description The shipment as stored. */
@@ -4888,12 +5368,7 @@ export interface operations {
                      *       "ReturnShipmentId": null
                      *     }
                      */
-                    "application/json": {
-                        ParcelIds: string[];
-                        ReturnShipmentId: string | null;
-                        ShipmentId: string;
-                        ShipmentStatus: number;
-                    };
+                    "application/json": components["schemas"]["ShipmentUpdateResult"];
                 };
             };
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
@@ -5404,41 +5879,7 @@ export interface operations {
                      *       }
                      *     ]
                      */
-                    "application/json": {
-                        AdditionEnergyKr: number;
-                        AmountDescription: string | null;
-                        AmountEuro: number | null;
-                        AmountKr: number;
-                        AmountTxt: string | null;
-                        AmountTxtEnglish: string | null;
-                        CalculationWeightKg: number;
-                        Consignment: string;
-                        CustomerNr: number;
-                        CustomerReference: string | null;
-                        DeliveryZip: string | null;
-                        ExchangeRateEuro: number | null;
-                        GoodsTypeCode: string | null;
-                        InvoiceNr: string;
-                        Kid: string;
-                        NumberOfParcels: number;
-                        OrderReference: string | null;
-                        PickupDate: string | null;
-                        PickupZip: string | null;
-                        ProductCode: string | null;
-                        ProductName: string | null;
-                        ProductOptions: string | null;
-                        RealWeihtKg: number;
-                        RecipientName: string | null;
-                        RecipientReference: string | null;
-                        RowNumber: string;
-                        SenderName: string | null;
-                        UnitCode: string | null;
-                        /** @description Extension: the VAT of the row, rounded half-up to the øre; the rows’ sum is the invoice’s VAT. */
-                        VatKr: number;
-                        /** @description Extension: the VAT rate of the row, 25 or 0 (exempt). */
-                        VatPercent: number;
-                        VolumeDm3: number;
-                    }[];
+                    "application/json": components["schemas"]["InvoiceLine"][];
                 };
             };
             /** @description Not modified: `If-None-Match` names the current `ETag`; no body. */
@@ -5531,21 +5972,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        CreditsInvoiceNr: number | null;
-                        /** @description YYYY-MM-DD. */
-                        DueDate: string;
-                        /** @description YYYY-MM-DD. */
-                        InvoiceDate: string;
-                        InvoiceNr: number;
-                        IsCreditNote: boolean;
-                        /** @description The payment reference (MOD10). */
-                        Kid: string;
-                        /** @description Shipments on the invoice. */
-                        Shipments: number;
-                        /** @description Total excluding VAT, two decimals (negative on a credit note). */
-                        TotalKr: string;
-                    }[];
+                    "application/json": components["schemas"]["InvoiceSummary"][];
                 };
             };
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
@@ -5639,74 +6066,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        CalculationWeight: string;
-                        DeliveryDate: string | null;
-                        DeliveryTerminal: string | null;
-                        DeliveryZip: string | null;
-                        Details: {
-                            AgreedFreightKr: string;
-                            DeliveryAdditionKr: string;
-                            EmployersTaxKr: string;
-                            EnergyAdditionKr: string;
-                            FreightDocumentKr: string;
-                            GiroServiceAdditionKr: string;
-                            GpOverPgLimitAdditionKr: string;
-                            InfrastructureAdditionKr: string;
-                            InvoiceFeeKr: string;
-                            LocalFreightDiscountKr: string;
-                            MainFreightDiscountKr: string;
-                            ManualWaybillAdditionKr: string;
-                            ParcelAdditionKr: string;
-                            PavementKr: string;
-                            PavementWithReturnKr: string;
-                            PaymentTransferFeeKr: string;
-                            PickupAdditionKr: string;
-                            PriceAdjustmentAdditionKr: string;
-                            PrivateAtWorkKr: string;
-                            PrivateDeliveryKr: string;
-                            PrivateWithDeviceAndPackingReturnKr: string;
-                            PrivateWithDeviceReturnKr: string;
-                            PrivateWithPackingReturnKr: string;
-                            RedistributeKr: string;
-                            ReturnProcessKr: string;
-                            TollOsloRushAndEnvironmentKr: string;
-                            TollRoadAdditionKr: string;
-                            VariousAmount1Kr: string;
-                            VariousAmount2Kr: string;
-                            WarehouseRentalKr: string;
-                            Waybillnr: string;
-                            WebTaKr: string;
-                            WrongWeightAdditionKr: string;
-                        }[];
-                        GrossShipping: string;
-                        InvoiceCustomer: string;
-                        InvoiceCustomerNr: string;
-                        InvoiceNumber: string;
-                        LoadMeter: string;
-                        NetShipping: string;
-                        /** @description Extension: NetShipping plus VatKr. */
-                        NetShippingInclVat: string;
-                        NumberOfParcels: string;
-                        OrderReference: string | null;
-                        OtherIncome: string;
-                        PaymentCode: string;
-                        PickupDate: string | null;
-                        PickupTerminal: string | null;
-                        PickupZip: string | null;
-                        Product: string;
-                        RealWeight: string;
-                        Recipient: string | null;
-                        RecipientReference: string | null;
-                        Sender: string | null;
-                        Split: boolean;
-                        /** @description Extension: the VAT on NetShipping, as on the invoice. */
-                        VatKr: string;
-                        /** @description Extension: the VAT rate of the shipment, `25` (domestic) or `0` (to or from outside the VAT area: abroad, Svalbard, Jan Mayen; exempt). */
-                        VatPercent: string;
-                        VolumeDm3: string;
-                        Waybillnr: string;
-                    }[];
+                    "application/json": components["schemas"]["InvoiceReportV1"][];
                 };
             };
             /** @description Not modified: `If-None-Match` names the current `ETag`; no body. */
@@ -5999,19 +6359,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        Parcels: {
-                            Events: {
-                                EventId: string;
-                                EventType: string;
-                                Terminal: string | null;
-                                Time: string;
-                            }[];
-                            ParcelId: string;
-                        }[];
-                        PickedupDate: string | null;
-                        ShipmentId: string;
-                    };
+                    "application/json": components["schemas"]["ShipmentEvents"];
                 };
             };
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
@@ -6103,21 +6451,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        Address: string;
-                        DistanceKm: number | null;
-                        /** @description The `PickupPointId` to book with. */
-                        Id: number;
-                        Latitude: number;
-                        Longitude: number;
-                        Name: string;
-                        /** @description Opening hours in the OpenStreetMap `opening_hours` syntax, e.g. `Mo-Fr 08:00-21:00; Sa 09:00-18:00`. */
-                        OpeningHours: string;
-                        Place: string;
-                        /** @description True for the generated sandbox points, which are not real places. */
-                        Sandbox: boolean;
-                        Zip: string;
-                    }[];
+                    "application/json": components["schemas"]["PickupPoint"][];
                 };
             };
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
@@ -6211,21 +6545,7 @@ export interface operations {
                      *       "Sandbox": true
                      *     }
                      */
-                    "application/json": {
-                        Address: string;
-                        DistanceKm: number | null;
-                        /** @description The `PickupPointId` to book with. */
-                        Id: number;
-                        Latitude: number;
-                        Longitude: number;
-                        Name: string;
-                        /** @description Opening hours in the OpenStreetMap `opening_hours` syntax, e.g. `Mo-Fr 08:00-21:00; Sa 09:00-18:00`. */
-                        OpeningHours: string;
-                        Place: string;
-                        /** @description True for the generated sandbox points, which are not real places. */
-                        Sandbox: boolean;
-                        Zip: string;
-                    };
+                    "application/json": components["schemas"]["PickupPoint"];
                 };
             };
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
@@ -6327,17 +6647,7 @@ export interface operations {
                      *       "Terminal": "OSL"
                      *     }
                      */
-                    "application/json": {
-                        /** @description G street addresses, P PO boxes, B both, S service code, F several uses. */
-                        Category: string;
-                        County: string;
-                        CountyCode: string;
-                        Municipality: string;
-                        MunicipalityCode: string;
-                        Place: string;
-                        PostalCode: string;
-                        Terminal: string | null;
-                    };
+                    "application/json": components["schemas"]["PostalCode"];
                 };
             };
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
@@ -6425,45 +6735,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description A desired `PickupDate` may be booked (Direct only). */
-                        AllowsPickupDate: boolean;
-                        /** @description `ShouldGenerateReturnShipment` is allowed (HE, HJ). */
-                        AllowsReturnShipment: boolean;
-                        /** @description Local Oslo time window, `HH:mm`. */
-                        DeliveryWindow: {
-                            From: string;
-                            To: string;
-                        };
-                        /** @description Valid for `GET /v2/europe/price`. */
-                        International: boolean;
-                        /** @description Maximum parcel height. */
-                        MaxHeightCm: number;
-                        /** @description Maximum parcel length. */
-                        MaxLengthCm: number;
-                        /** @description Maximum weight of one parcel (or pallet). */
-                        MaxParcelWeightKg: number;
-                        /** @description Maximum total weight of a shipment. */
-                        MaxShipmentWeightKg: number;
-                        /** @description Maximum parcel width. */
-                        MaxWidthCm: number;
-                        Name: string;
-                        /** @description Delivers to pickup points. */
-                        PickupPoints: boolean;
-                        /** @description Local Oslo time window, `HH:mm`. */
-                        PickupWindow: {
-                            From: string;
-                            To: string;
-                        };
-                        ProductCode: string;
-                        Segment: "B2B" | "B2C";
-                        /** @description Service codes allowed with the product. */
-                        Services: string[];
-                        /** @description Standard unit codes the product takes; special codes 51–99 come from customer agreements. */
-                        UnitCodes: ("KL" | "PL")[];
-                        /** @description Kilograms charged per cubic decimetre (litre) of volume, for the chargeable weight. */
-                        VolumeFactorKgPerDm3: number;
-                    }[];
+                    "application/json": components["schemas"]["Product"][];
                 };
             };
             /** @description Unauthorized: the credentials are missing, unknown, expired or revoked. */
@@ -6571,45 +6843,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        /** @description A desired `PickupDate` may be booked (Direct only). */
-                        AllowsPickupDate: boolean;
-                        /** @description `ShouldGenerateReturnShipment` is allowed (HE, HJ). */
-                        AllowsReturnShipment: boolean;
-                        /** @description Local Oslo time window, `HH:mm`. */
-                        DeliveryWindow: {
-                            From: string;
-                            To: string;
-                        };
-                        /** @description Valid for `GET /v2/europe/price`. */
-                        International: boolean;
-                        /** @description Maximum parcel height. */
-                        MaxHeightCm: number;
-                        /** @description Maximum parcel length. */
-                        MaxLengthCm: number;
-                        /** @description Maximum weight of one parcel (or pallet). */
-                        MaxParcelWeightKg: number;
-                        /** @description Maximum total weight of a shipment. */
-                        MaxShipmentWeightKg: number;
-                        /** @description Maximum parcel width. */
-                        MaxWidthCm: number;
-                        Name: string;
-                        /** @description Delivers to pickup points. */
-                        PickupPoints: boolean;
-                        /** @description Local Oslo time window, `HH:mm`. */
-                        PickupWindow: {
-                            From: string;
-                            To: string;
-                        };
-                        ProductCode: string;
-                        Segment: "B2B" | "B2C";
-                        /** @description Service codes allowed with the product. */
-                        Services: string[];
-                        /** @description Standard unit codes the product takes; special codes 51–99 come from customer agreements. */
-                        UnitCodes: ("KL" | "PL")[];
-                        /** @description Kilograms charged per cubic decimetre (litre) of volume, for the chargeable weight. */
-                        VolumeFactorKgPerDm3: number;
-                    };
+                    "application/json": components["schemas"]["Product"];
                 };
             };
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
@@ -6833,27 +7067,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        /** @description The valid desired delivery dates (`DeliveryDate`, service 35 Fix Day): working days from the earliest date up to 3 calendar days after it. */
-                        DeliveryDates: string[];
-                        /** @description Local Oslo time window, `HH:mm`. */
-                        DeliveryWindow: {
-                            From: string;
-                            To: string;
-                        };
-                        /**
-                         * Format: date
-                         * @description Pickup date plus the transit days between the terminals, in working days.
-                         */
-                        EarliestDeliveryDate: string;
-                        /** Format: date */
-                        PickupDate: string;
-                        /** @description Local Oslo time window, `HH:mm`. */
-                        PickupWindow: {
-                            From: string;
-                            To: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["DeliveryDates"];
                 };
             };
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
@@ -7030,14 +7244,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        Name: string;
-                        /** @description Whether the service is priced once per shipment or once per parcel. */
-                        PriceBasis: "shipment" | "parcel";
-                        /** @description Booking request fields that must be given when the service is used. */
-                        RequiredFields: ("RecipientEmail" | "RecipientPhone" | "DeliveryDate" | "PickupDate" | "PickupPointId" | "RecipientCompanyName")[];
-                        ServiceCode: string;
-                    }[];
+                    "application/json": components["schemas"]["Service"][];
                 };
             };
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
@@ -7127,14 +7334,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        Name: string;
-                        /** @description Whether the service is priced once per shipment or once per parcel. */
-                        PriceBasis: "shipment" | "parcel";
-                        /** @description Booking request fields that must be given when the service is used. */
-                        RequiredFields: ("RecipientEmail" | "RecipientPhone" | "DeliveryDate" | "PickupDate" | "PickupPointId" | "RecipientCompanyName")[];
-                        ServiceCode: string;
-                    };
+                    "application/json": components["schemas"]["Service"];
                 };
             };
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
@@ -7254,19 +7454,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        Parcels: {
-                            Events: {
-                                EventId: string;
-                                EventType: string;
-                                Terminal: string | null;
-                                Time: string;
-                            }[];
-                            ParcelId: string;
-                        }[];
-                        PickedupDate: string | null;
-                        ShipmentId: string;
-                    };
+                    "application/json": components["schemas"]["ShipmentEvents"];
                 };
             };
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
@@ -7385,28 +7573,7 @@ export interface operations {
                      *       }
                      *     ]
                      */
-                    "application/json": {
-                        CustomerId: number;
-                        IsSplitted: boolean;
-                        NumberOfParcels: number;
-                        NumberOfUnits: number;
-                        PickedupDate: string | null;
-                        PickupAddress: string | null;
-                        PickupDate: string | null;
-                        PickupName: string | null;
-                        PickupPlace: string | null;
-                        PickupTimeFrom: string | null;
-                        PickupTimeTo: string | null;
-                        PickupZip: string | null;
-                        RecipientAddress1: string | null;
-                        RecipientAddress2: string | null;
-                        RecipientName: string | null;
-                        RecipientPlace: string | null;
-                        RecipientZip: string | null;
-                        ShipmentId: string;
-                        UnitType: string;
-                        Weight: number;
-                    }[];
+                    "application/json": components["schemas"]["ShipmentListRecord"][];
                 };
             };
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
@@ -7561,24 +7728,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        customHeaders: string | null;
-                        /** @description Value the webhook is tied to. */
-                        eventValue: string;
-                        /** @description Type of eventValue: 1 parcel number, 2 shipment id (GSIN), 3 customer number. */
-                        eventValueType: number;
-                        /** @description Expiry, Oslo time with its UTC offset (2027-01-23T10:15:00+01:00). */
-                        expires: string;
-                        /** @description Secret chosen for validation by the owner; keys the signatures. */
-                        secret: string;
-                        /** @description Address the webhook targets (deliveries are POSTed to it). */
-                        url: string;
-                        /**
-                         * Format: uuid
-                         * @description Id of the webhook.
-                         */
-                        uuid: string;
-                    }[];
+                    "application/json": components["schemas"]["WebhookRecord"][];
                 };
             };
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
@@ -7655,22 +7805,7 @@ export interface operations {
                  *       "customHeaders": "{\"X-Api-Key\":\"abc123\"}"
                  *     }
                  */
-                "application/json": {
-                    /** @description Headers sent with every delivery: a JSON object of string values serialised as a string (the object itself is accepted too). Reserved: host, content-type, content-length, connection, transfer-encoding, user-agent, hop-by-hop headers and webhook-*. */
-                    customHeaders?: string | {
-                        [key: string]: unknown;
-                    } | null;
-                    /** @description The parcel number, shipment id or customer number the webhook listens to. */
-                    eventValue: string;
-                    /** @description 1 parcel number (its events and its shipment’s), 2 shipment id, 3 customer number. */
-                    eventValueType: number;
-                    /** @description When the registration stops delivering: ISO 8601 with a UTC offset (without one, Oslo time). Default: two months from now. Must be in the future. */
-                    expires?: string;
-                    /** @description Keys the HMAC-SHA256 signatures: its UTF-8 bytes, or for `whsec_<base64>` the decoded bytes (Standard Webhooks). */
-                    secret: string;
-                    /** @description An https URL that accepts POST (http only on loopback when KOLLI_WEBHOOK_ALLOW_PRIVATE=1). Its host must resolve (the example's `integrator.example` does not: put your own). Private, loopback, link-local and metadata addresses are refused; redirects are not followed. */
-                    url: string;
-                };
+                "application/json": components["schemas"]["WebhookRequest"];
             };
         };
         responses: {
@@ -7697,24 +7832,7 @@ export interface operations {
                      *       "expires": "2027-01-23T10:15:00+01:00"
                      *     }
                      */
-                    "application/json": {
-                        customHeaders: string | null;
-                        /** @description Value the webhook is tied to. */
-                        eventValue: string;
-                        /** @description Type of eventValue: 1 parcel number, 2 shipment id (GSIN), 3 customer number. */
-                        eventValueType: number;
-                        /** @description Expiry, Oslo time with its UTC offset (2027-01-23T10:15:00+01:00). */
-                        expires: string;
-                        /** @description Secret chosen for validation by the owner; keys the signatures. */
-                        secret: string;
-                        /** @description Address the webhook targets (deliveries are POSTed to it). */
-                        url: string;
-                        /**
-                         * Format: uuid
-                         * @description Id of the webhook.
-                         */
-                        uuid: string;
-                    };
+                    "application/json": components["schemas"]["WebhookRecord"];
                 };
             };
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
@@ -7826,24 +7944,7 @@ export interface operations {
                      *       "expires": "2027-01-23T10:15:00+01:00"
                      *     }
                      */
-                    "application/json": {
-                        customHeaders: string | null;
-                        /** @description Value the webhook is tied to. */
-                        eventValue: string;
-                        /** @description Type of eventValue: 1 parcel number, 2 shipment id (GSIN), 3 customer number. */
-                        eventValueType: number;
-                        /** @description Expiry, Oslo time with its UTC offset (2027-01-23T10:15:00+01:00). */
-                        expires: string;
-                        /** @description Secret chosen for validation by the owner; keys the signatures. */
-                        secret: string;
-                        /** @description Address the webhook targets (deliveries are POSTed to it). */
-                        url: string;
-                        /**
-                         * Format: uuid
-                         * @description Id of the webhook.
-                         */
-                        uuid: string;
-                    };
+                    "application/json": components["schemas"]["WebhookRecord"];
                 };
             };
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
@@ -7933,22 +8034,7 @@ export interface operations {
                  *       "customHeaders": "{\"X-Api-Key\":\"abc123\"}"
                  *     }
                  */
-                "application/json": {
-                    /** @description Headers sent with every delivery: a JSON object of string values serialised as a string (the object itself is accepted too). Reserved: host, content-type, content-length, connection, transfer-encoding, user-agent, hop-by-hop headers and webhook-*. */
-                    customHeaders?: string | {
-                        [key: string]: unknown;
-                    } | null;
-                    /** @description The parcel number, shipment id or customer number the webhook listens to. */
-                    eventValue: string;
-                    /** @description 1 parcel number (its events and its shipment’s), 2 shipment id, 3 customer number. */
-                    eventValueType: number;
-                    /** @description When the registration stops delivering: ISO 8601 with a UTC offset (without one, Oslo time). Default: two months from now. Must be in the future. */
-                    expires?: string;
-                    /** @description Keys the HMAC-SHA256 signatures: its UTF-8 bytes, or for `whsec_<base64>` the decoded bytes (Standard Webhooks). */
-                    secret: string;
-                    /** @description An https URL that accepts POST (http only on loopback when KOLLI_WEBHOOK_ALLOW_PRIVATE=1). Its host must resolve (the example's `integrator.example` does not: put your own). Private, loopback, link-local and metadata addresses are refused; redirects are not followed. */
-                    url: string;
-                };
+                "application/json": components["schemas"]["WebhookRequest"];
             };
         };
         responses: {
@@ -7973,24 +8059,7 @@ export interface operations {
                      *       "expires": "2027-01-23T10:15:00+01:00"
                      *     }
                      */
-                    "application/json": {
-                        customHeaders: string | null;
-                        /** @description Value the webhook is tied to. */
-                        eventValue: string;
-                        /** @description Type of eventValue: 1 parcel number, 2 shipment id (GSIN), 3 customer number. */
-                        eventValueType: number;
-                        /** @description Expiry, Oslo time with its UTC offset (2027-01-23T10:15:00+01:00). */
-                        expires: string;
-                        /** @description Secret chosen for validation by the owner; keys the signatures. */
-                        secret: string;
-                        /** @description Address the webhook targets (deliveries are POSTed to it). */
-                        url: string;
-                        /**
-                         * Format: uuid
-                         * @description Id of the webhook.
-                         */
-                        uuid: string;
-                    };
+                    "application/json": components["schemas"]["WebhookRecord"];
                 };
             };
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
@@ -8495,27 +8564,7 @@ export interface operations {
                      *       "Error": null
                      *     }
                      */
-                    "application/json": {
-                        Currency: string;
-                        Details: {
-                            /** @description Freight after the terms, 2 decimals. */
-                            FreightPrice: string | null;
-                            /** @description Sum of OtherCostsDetails. */
-                            OtherCosts: string | null;
-                            OtherCostsDetails: {
-                                Amount: string;
-                                Code: string;
-                                Description: string;
-                            }[] | null;
-                        };
-                        /** @description Set, with the price fields null, when no price can be produced. */
-                        Error: {
-                            Code: string;
-                            Description: string;
-                        } | null;
-                        /** @description Total in `Currency`, 2 decimals; null when no price exists. */
-                        Total: string | null;
-                    };
+                    "application/json": components["schemas"]["EuropePriceResult"];
                 };
             };
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
@@ -8694,54 +8743,7 @@ export interface operations {
                      *       }
                      *     ]
                      */
-                    "application/json": {
-                        CalculatedWeightKg: number;
-                        DeliveryAddress: string | null;
-                        DeliveryDate: string | null;
-                        Details: {
-                            AmountKr: number;
-                            /** @description F freight, A addition, D discount, S service. */
-                            AmountTypeCode: string;
-                            AmountTypeName: string;
-                            CostCode: string;
-                            CostName: string;
-                            /** @description Extension: the line’s VAT, rounded half-up to the øre. */
-                            VatKr: number;
-                            /** @description Extension: the line’s VAT rate. */
-                            VatPercent: number;
-                        }[];
-                        GoodsTypeCode: string | null;
-                        InvoiceCustomerName: string;
-                        InvoiceCustomerNr: number;
-                        InvoiceDate: string | null;
-                        InvoiceLineNr: string;
-                        InvoiceNr: number;
-                        NumberOfCollis: number;
-                        OptionCodes: {
-                            OptionCode: string;
-                            OptionName: string;
-                        }[];
-                        PickupDate: string | null;
-                        PickupTerminalId: string | null;
-                        PickupZip: string | null;
-                        ProductCode: string;
-                        RealWeightKg: number;
-                        RecipientCustomerName: string | null;
-                        RecipientCustomerNr: number | null;
-                        RecipientTerminalId: string | null;
-                        RecipientZip: string | null;
-                        SenderCustomerName: string | null;
-                        SenderCustomerNr: number;
-                        SenderReference: string | null;
-                        ShipmentNr: string;
-                        TotalFreightPrice: number;
-                        TotalFreightPriceInclVat: number;
-                        /** @description Extension: the VAT on TotalFreightPrice (the sum of the lines’ VatKr). */
-                        VatKr: number;
-                        /** @description Extension: the VAT rate of the shipment, 25 (domestic) or 0 (to or from outside the VAT area: abroad, Svalbard, Jan Mayen; exempt). */
-                        VatPercent: number;
-                        VolumeDm3: number;
-                    }[];
+                    "application/json": components["schemas"]["InvoiceReportV2"][];
                 };
             };
             /** @description Not modified: `If-None-Match` names the current `ETag`; no body. */
@@ -8907,29 +8909,7 @@ export interface operations {
                      *       "Total": 462.51
                      *     }
                      */
-                    "application/json": {
-                        Freight: {
-                            /** @description Every freight and surcharge line; sums to FreightCost. */
-                            Details: {
-                                /** @description NOK excluding VAT, 2 decimals. */
-                                Cost: number;
-                                /** @description FREIGHT, DISCOUNT, ENERGY, TOLL, PRIVATE, DELIVERY_ADD or PICKUP_ADD (the invoice codes). */
-                                CostTypeCode: string;
-                                Description: string;
-                            }[];
-                            /** @description NOK excluding VAT, 2 decimals. */
-                            FreightCost: number;
-                        };
-                        Services: {
-                            /** @description The service code. */
-                            CostTypeCode: string;
-                            /** @description NOK excluding VAT, 2 decimals. */
-                            ServiceCost: number;
-                            ServiceDescription: string;
-                        }[];
-                        /** @description NOK excluding VAT, 2 decimals. */
-                        Total: number;
-                    };
+                    "application/json": components["schemas"]["PriceResultV2"];
                 };
             };
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
@@ -9011,50 +8991,7 @@ export interface operations {
                  *       "pickup_date": "2026-11-23"
                  *     }
                  */
-                "application/json": {
-                    /** @description Customer number. */
-                    customer_nr: string;
-                    /** @description Extension: `0`/`Private` or `1`/`Company` (default). Private delivery adds its cost line. */
-                    delivery_type?: number | string;
-                    /** @description Load meters (decimals accepted). */
-                    number_of_load_meters?: number;
-                    number_of_pallet_spaces?: number;
-                    /** @description Default 1. */
-                    number_of_units?: number;
-                    /** @description Per-parcel measures; each parcel is priced on its own chargeable weight. In a URL: `parcels[0].weight=12&parcels[0].length=60…`. */
-                    parcels?: {
-                        /** @description Height in cm. */
-                        height?: number;
-                        /** @description Length in cm. */
-                        length?: number;
-                        /** @description Extension: volume in dm³ (`0` = not given), priced unless length, height and width are all given (those win: they are what the terminal measures), as a booked parcel’s `Volume` is. */
-                        volume?: number;
-                        /** @description Weight in kg. */
-                        weight?: number;
-                        /** @description Width in cm. */
-                        width?: number;
-                    }[];
-                    /** @description Extension: the paying customer for payment_code M or F. */
-                    payer_customer_nr?: string;
-                    /** @description Who pays: `S`/`Sender` (default), `M`/`Recipient`, `F`/`Other`. With `M` or `F`, `PayerCustomerNr` names the payer, whose agreement prices the shipment. */
-                    payment_code?: string;
-                    /** @description Pickup date; picks the tariff in force (default today). ISO 8601 date (`2026-11-23`) or date-time without zone (Europe/Oslo). */
-                    pickup_date?: string;
-                    /** @description Product code, for example `43` (System). */
-                    product_type: string;
-                    /** @description To postal code. */
-                    receiver_zip: string;
-                    /** @description From postal code. */
-                    sender_zip: string;
-                    /** @description Service codes, repeated in a URL. */
-                    service?: string[];
-                    /** @description Default `KL` (parcels); `PL` pallets; `51`..`99` special codes of the customer’s agreement. */
-                    unit_code?: string;
-                    /** @description Volume in dm³. */
-                    volume_d3?: number;
-                    /** @description Weight in kg. */
-                    weight?: number;
-                };
+                "application/json": components["schemas"]["PriceRequestV2"];
             };
         };
         responses: {
@@ -9105,29 +9042,7 @@ export interface operations {
                      *       "Total": 385.24
                      *     }
                      */
-                    "application/json": {
-                        Freight: {
-                            /** @description Every freight and surcharge line; sums to FreightCost. */
-                            Details: {
-                                /** @description NOK excluding VAT, 2 decimals. */
-                                Cost: number;
-                                /** @description FREIGHT, DISCOUNT, ENERGY, TOLL, PRIVATE, DELIVERY_ADD or PICKUP_ADD (the invoice codes). */
-                                CostTypeCode: string;
-                                Description: string;
-                            }[];
-                            /** @description NOK excluding VAT, 2 decimals. */
-                            FreightCost: number;
-                        };
-                        Services: {
-                            /** @description The service code. */
-                            CostTypeCode: string;
-                            /** @description NOK excluding VAT, 2 decimals. */
-                            ServiceCost: number;
-                            ServiceDescription: string;
-                        }[];
-                        /** @description NOK excluding VAT, 2 decimals. */
-                        Total: number;
-                    };
+                    "application/json": components["schemas"]["PriceResultV2"];
                 };
             };
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
@@ -9372,60 +9287,7 @@ export interface operations {
                      *       }
                      *     ]
                      */
-                    "application/json": {
-                        Addresses: {
-                            Address: string | null;
-                            Address2: string | null;
-                            /** @description 1 pickup, 2 recipient, 3 return, 4 pickup point. */
-                            AddressTypeId: number;
-                            CompanyName: string | null;
-                            Country: string | null;
-                            County: string | null;
-                            FirstName: string | null;
-                            LastName: string | null;
-                            Place: string | null;
-                            Zip: string | null;
-                        }[];
-                        CommentToCarrier: string | null;
-                        CustomerId: string;
-                        DeliveryDate: string | null;
-                        DeliveryDateTo: string | null;
-                        DeliveryType: number;
-                        GoodsDescription: string | null;
-                        Height: number | null;
-                        IsReturn: boolean;
-                        Length: number | null;
-                        LoadingMeters: number;
-                        PalletSpaces: number;
-                        ParcelId: string;
-                        /** @description 0 Draft, 1 ReadyForPublish, 2 Published. */
-                        ParcelStatus: number;
-                        PickupDate: string | null;
-                        PickupDateTo: string | null;
-                        PickupEmail: string | null;
-                        PickupPhone: string | null;
-                        PickupPointId: number | null;
-                        ProductCode: string;
-                        RecipientCustomerId: number | null;
-                        RecipientEmail: string | null;
-                        RecipientPhone: string | null;
-                        RecipientShallPay: boolean;
-                        References: {
-                            /** @description 1 shipment, 2 parcel. */
-                            ReferenceLevel: number;
-                            ReferenceText: string | null;
-                            /** @description 1 sender reference. */
-                            ReferenceTypeId: number;
-                        }[];
-                        ReturnEmail: string | null;
-                        ReturnPhone: string | null;
-                        Services: string[];
-                        ShipmentId: string;
-                        UnitCode: string;
-                        Volume: number | null;
-                        Weight: number | null;
-                        Width: number | null;
-                    }[];
+                    "application/json": components["schemas"]["ShipmentRecord"][];
                 };
             };
             /** @description Not modified: `If-None-Match` names the current `ETag`; no body. */
@@ -9664,27 +9526,7 @@ export interface operations {
                      *       "Total": 719.41
                      *     }
                      */
-                    "application/json": {
-                        ChargeableWeightKg: number;
-                        /** @enum {string} */
-                        Currency: "NOK";
-                        Lines: {
-                            /** @description NOK excluding VAT, to the øre. */
-                            AmountKr: number;
-                            /** @description As `Details[].CostCode` of the v2 invoice report. */
-                            CostCode: string;
-                            CostName: string;
-                        }[];
-                        /** @description false: the price frozen when the shipment was published, which its invoice carries; true: the current quote of a shipment not yet published, which may change until it is. */
-                        Quote: boolean;
-                        ShipmentId: string;
-                        /** @description 0 Draft, 1 ReadyForPublish, 2 Published: the number, as every response gives it. */
-                        ShipmentStatus: number;
-                        /** @description The tariff version (its ValidFrom date) the price comes from. */
-                        TariffVersion: string;
-                        /** @description The sum of the lines, NOK excluding VAT. */
-                        Total: number;
-                    };
+                    "application/json": components["schemas"]["ShipmentPrice"];
                 };
             };
             /** @description Not modified: `If-None-Match` names the current `ETag`; no body. */
@@ -9824,83 +9666,7 @@ export interface operations {
                  *       ]
                  *     }
                  */
-                "application/json": {
-                    /** @description The pickup (1), recipient (2), return (3) and pickup point (4) addresses, each type at most once. `ReadyForPublish` and `Published` need types 1 and 2 with a name, address line, zip and place. */
-                    Addresses: {
-                        Address?: string;
-                        Address2?: string;
-                        /** @description 1 pickup, 2 recipient, 3 return, 4 pickup point; each at most once. */
-                        AddressTypeId: number;
-                        CompanyName?: string;
-                        Country?: string;
-                        County?: string;
-                        FirstName?: string;
-                        LastName?: string;
-                        Place?: string;
-                        Zip?: string;
-                    }[];
-                    CommentToCarrier?: string;
-                    CustomerId: string;
-                    CustomsInformation?: {
-                        Lines: {
-                            CountryOfOrigin?: string;
-                            CurrencyType?: string;
-                            GoodsDescription?: string;
-                            GoodsValue?: number;
-                            /** @description Kilograms. */
-                            GrossWeight?: number;
-                            HsCode?: string;
-                            /** @description Kilograms. */
-                            NetWeight?: number;
-                            Quantity?: number;
-                        }[];
-                    };
-                    DeliveryDate?: string;
-                    /** @description `0` Private or `1` Company, by number or name. */
-                    DeliveryType: number | string;
-                    GoodsDescription?: string;
-                    Parcels: {
-                        /** @description `true` removes the parcel with this ParcelId. */
-                        Delete?: boolean;
-                        /** @description Centimetres; `0` = not given. */
-                        Height?: number;
-                        /** @description Centimetres; `0` = not given. */
-                        Length?: number;
-                        /** @description Known id: update; absent (or empty) or unknown: add. */
-                        ParcelId?: string;
-                        /** @description Cubic decimetres (litres), at least 0.001 (1 cm³); `0` = not given. */
-                        Volume?: number;
-                        /** @description Kilograms, at least 0.001 (1 g); `0` = not given (a publish needs a weight above 0). */
-                        Weight?: number;
-                        /** @description Centimetres; `0` = not given. */
-                        Width?: number;
-                    }[];
-                    /** @description Extension: a third party that pays the freight (invoice payer role `F`). The key must be able to act for it. Not with `RecipientShallPay`. */
-                    PayerCustomerId?: number;
-                    PickupDate?: string;
-                    /** Format: email */
-                    PickupEmail?: string;
-                    PickupPhone?: string;
-                    PickupPointId?: number;
-                    ProductCode: string;
-                    RecipientCustomerId?: number;
-                    /** Format: email */
-                    RecipientEmail?: string;
-                    RecipientPhone?: string;
-                    RecipientShallPay?: boolean;
-                    /** Format: email */
-                    ReturnEmail?: string;
-                    ReturnPhone?: string;
-                    /** @description Printed in full on the label; 15 characters show on the invoice. */
-                    SenderReference?: string;
-                    Services?: string[];
-                    /** @description A GSIN; generated when absent (or empty). */
-                    ShipmentId?: string;
-                    /** @description `Draft` (0), `ReadyForPublish` (1) or `Published` (2), by name or number. */
-                    ShipmentStatus: number | string;
-                    ShouldGenerateReturnShipment?: boolean;
-                    UnitCode?: string;
-                };
+                "application/json": components["schemas"]["ShipmentUpdateRequestV2"];
             };
         };
         responses: {
@@ -9920,12 +9686,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        ParcelIds: string[];
-                        ReturnShipmentId: string | null;
-                        ShipmentId: string;
-                        ShipmentStatus: number;
-                    };
+                    "application/json": components["schemas"]["ShipmentUpdateResult"];
                 };
             };
             /** @description Created. */
@@ -9944,12 +9705,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        ParcelIds: string[];
-                        ReturnShipmentId: string | null;
-                        ShipmentId: string;
-                        ShipmentStatus: number;
-                    };
+                    "application/json": components["schemas"]["ShipmentUpdateResult"];
                 };
             };
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
@@ -10113,83 +9869,7 @@ export interface operations {
                  *       ]
                  *     }
                  */
-                "application/json": {
-                    /** @description The pickup (1), recipient (2), return (3) and pickup point (4) addresses, each type at most once. `ReadyForPublish` and `Published` need types 1 and 2 with a name, address line, zip and place. */
-                    Addresses: {
-                        Address?: string;
-                        Address2?: string;
-                        /** @description 1 pickup, 2 recipient, 3 return, 4 pickup point; each at most once. */
-                        AddressTypeId: number;
-                        CompanyName?: string;
-                        Country?: string;
-                        County?: string;
-                        FirstName?: string;
-                        LastName?: string;
-                        Place?: string;
-                        Zip?: string;
-                    }[];
-                    CommentToCarrier?: string;
-                    CustomerId: string;
-                    CustomsInformation?: {
-                        Lines: {
-                            CountryOfOrigin?: string;
-                            CurrencyType?: string;
-                            GoodsDescription?: string;
-                            GoodsValue?: number;
-                            /** @description Kilograms. */
-                            GrossWeight?: number;
-                            HsCode?: string;
-                            /** @description Kilograms. */
-                            NetWeight?: number;
-                            Quantity?: number;
-                        }[];
-                    };
-                    DeliveryDate?: string;
-                    /** @description `0` Private or `1` Company, by number or name. */
-                    DeliveryType: number | string;
-                    GoodsDescription?: string;
-                    Parcels: {
-                        /** @description `true` removes the parcel with this ParcelId. */
-                        Delete?: boolean;
-                        /** @description Centimetres; `0` = not given. */
-                        Height?: number;
-                        /** @description Centimetres; `0` = not given. */
-                        Length?: number;
-                        /** @description Known id: update; absent (or empty) or unknown: add. */
-                        ParcelId?: string;
-                        /** @description Cubic decimetres (litres), at least 0.001 (1 cm³); `0` = not given. */
-                        Volume?: number;
-                        /** @description Kilograms, at least 0.001 (1 g); `0` = not given (a publish needs a weight above 0). */
-                        Weight?: number;
-                        /** @description Centimetres; `0` = not given. */
-                        Width?: number;
-                    }[];
-                    /** @description Extension: a third party that pays the freight (invoice payer role `F`). The key must be able to act for it. Not with `RecipientShallPay`. */
-                    PayerCustomerId?: number;
-                    PickupDate?: string;
-                    /** Format: email */
-                    PickupEmail?: string;
-                    PickupPhone?: string;
-                    PickupPointId?: number;
-                    ProductCode: string;
-                    RecipientCustomerId?: number;
-                    /** Format: email */
-                    RecipientEmail?: string;
-                    RecipientPhone?: string;
-                    RecipientShallPay?: boolean;
-                    /** Format: email */
-                    ReturnEmail?: string;
-                    ReturnPhone?: string;
-                    /** @description Printed in full on the label; 15 characters show on the invoice. */
-                    SenderReference?: string;
-                    Services?: string[];
-                    /** @description A GSIN; generated when absent (or empty). */
-                    ShipmentId?: string;
-                    /** @description `Draft` (0), `ReadyForPublish` (1) or `Published` (2), by name or number. */
-                    ShipmentStatus: number | string;
-                    ShouldGenerateReturnShipment?: boolean;
-                    UnitCode?: string;
-                };
+                "application/json": components["schemas"]["ShipmentUpdateRequestV2"];
             };
         };
         responses: {
@@ -10209,12 +9889,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        ParcelIds: string[];
-                        ReturnShipmentId: string | null;
-                        ShipmentId: string;
-                        ShipmentStatus: number;
-                    };
+                    "application/json": components["schemas"]["ShipmentUpdateResult"];
                 };
             };
             /** @description Created. */
@@ -10233,12 +9908,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        ParcelIds: string[];
-                        ReturnShipmentId: string | null;
-                        ShipmentId: string;
-                        ShipmentStatus: number;
-                    };
+                    "application/json": components["schemas"]["ShipmentUpdateResult"];
                 };
             };
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
@@ -10449,28 +10119,7 @@ export interface operations {
                      *       "Total": 462.51
                      *     }
                      */
-                    "application/json": {
-                        Freight: {
-                            /** @description Every freight and surcharge line; sums to FreightCost. */
-                            Details: {
-                                /** @description NOK excluding VAT, 2 decimals. */
-                                Cost: number;
-                                /** @description FREIGHT, DISCOUNT, ENERGY, TOLL, PRIVATE, DELIVERY_ADD or PICKUP_ADD (the invoice codes). */
-                                CostTypeCode: string;
-                                Description: string;
-                            }[];
-                            /** @description NOK excluding VAT, 2 decimals. */
-                            FreightCost: number;
-                        };
-                        Services: {
-                            ServiceCode: string;
-                            /** @description NOK excluding VAT, 2 decimals. */
-                            ServiceCost: number;
-                            ServiceName: string;
-                        }[];
-                        /** @description NOK excluding VAT, 2 decimals. */
-                        Total: number;
-                    };
+                    "application/json": components["schemas"]["PriceResultV3"];
                 };
             };
             /** @description Bad request: a field is missing or invalid; `errors` names it. */
@@ -10562,64 +10211,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        CalculatedWeightKg: number;
-                        DeliveryAddress: string | null;
-                        DeliveryDate: string | null;
-                        Details: {
-                            AmountKr: number;
-                            /** @description F freight, A addition, D discount, S service. */
-                            AmountTypeCode: string;
-                            AmountTypeName: string;
-                            CostCode: string;
-                            CostName: string;
-                            /** @description Extension: the line’s VAT, rounded half-up to the øre. */
-                            VatKr: number;
-                            /** @description Extension: the line’s VAT rate. */
-                            VatPercent: number;
-                        }[];
-                        /** @description The invoice’s KID (payment reference). */
-                        GiroKid: string;
-                        GoodsTypeCode: string | null;
-                        InvoiceCustomerName: string;
-                        InvoiceCustomerNr: number;
-                        InvoiceDate: string | null;
-                        InvoiceLineNr: string;
-                        InvoiceNr: number;
-                        LoadingMeters: number;
-                        NumberOfCollis: number;
-                        OptionCodes: {
-                            OptionCode: string;
-                            OptionName: string;
-                        }[];
-                        OrderReference: string | null;
-                        PalletPlaces: number;
-                        /** @description Who pays: `S` sender, `M` recipient, `F` other. */
-                        PaymentCode: string;
-                        PickupDate: string | null;
-                        PickupTerminalId: string | null;
-                        PickupZip: string | null;
-                        ProductCode: string;
-                        RealWeightKg: number;
-                        RecipientCustomerName: string | null;
-                        RecipientCustomerNr: number | null;
-                        RecipientReference: string | null;
-                        RecipientTerminalId: string | null;
-                        RecipientZip: string | null;
-                        SenderCustomerName: string | null;
-                        SenderCustomerNr: number;
-                        SenderReference: string | null;
-                        ShipmentNr: string;
-                        TotalFreightPrice: number;
-                        TotalFreightPriceInclVat: number;
-                        UnitCode: string;
-                        Units: number;
-                        /** @description Extension: the VAT on TotalFreightPrice (the sum of the lines’ VatKr). */
-                        VatKr: number;
-                        /** @description Extension: the VAT rate of the shipment, 25 (domestic) or 0 (to or from outside the VAT area: abroad, Svalbard, Jan Mayen; exempt). */
-                        VatPercent: number;
-                        VolumeDm3: number;
-                    }[];
+                    "application/json": components["schemas"]["InvoiceReportV3"][];
                 };
             };
             /** @description Not modified: `If-None-Match` names the current `ETag`; no body. */
@@ -10715,64 +10307,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        CalculatedWeightKg: number;
-                        DeliveryAddress: string | null;
-                        DeliveryDate: string | null;
-                        Details: {
-                            AmountKr: number;
-                            /** @description F freight, A addition, D discount, S service. */
-                            AmountTypeCode: string;
-                            AmountTypeName: string;
-                            CostCode: string;
-                            CostName: string;
-                            /** @description Extension: the line’s VAT, rounded half-up to the øre. */
-                            VatKr: number;
-                            /** @description Extension: the line’s VAT rate. */
-                            VatPercent: number;
-                        }[];
-                        /** @description The invoice’s KID (payment reference). */
-                        GiroKid: string;
-                        GoodsTypeCode: string | null;
-                        InvoiceCustomerName: string;
-                        InvoiceCustomerNr: number;
-                        InvoiceDate: string | null;
-                        InvoiceLineNr: string;
-                        InvoiceNr: number;
-                        LoadingMeters: number;
-                        NumberOfCollis: number;
-                        OptionCodes: {
-                            OptionCode: string;
-                            OptionName: string;
-                        }[];
-                        OrderReference: string | null;
-                        PalletPlaces: number;
-                        /** @description Who pays: `S` sender, `M` recipient, `F` other. */
-                        PaymentCode: string;
-                        PickupDate: string | null;
-                        PickupTerminalId: string | null;
-                        PickupZip: string | null;
-                        ProductCode: string;
-                        RealWeightKg: number;
-                        RecipientCustomerName: string | null;
-                        RecipientCustomerNr: number | null;
-                        RecipientReference: string | null;
-                        RecipientTerminalId: string | null;
-                        RecipientZip: string | null;
-                        SenderCustomerName: string | null;
-                        SenderCustomerNr: number;
-                        SenderReference: string | null;
-                        ShipmentNr: string;
-                        TotalFreightPrice: number;
-                        TotalFreightPriceInclVat: number;
-                        UnitCode: string;
-                        Units: number;
-                        /** @description Extension: the VAT on TotalFreightPrice (the sum of the lines’ VatKr). */
-                        VatKr: number;
-                        /** @description Extension: the VAT rate of the shipment, 25 (domestic) or 0 (to or from outside the VAT area: abroad, Svalbard, Jan Mayen; exempt). */
-                        VatPercent: number;
-                        VolumeDm3: number;
-                    }[];
+                    "application/json": components["schemas"]["InvoiceReportV3"][];
                 };
             };
             /** @description Not modified: `If-None-Match` names the current `ETag`; no body. */
@@ -10872,64 +10407,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        CalculatedWeightKg: number;
-                        DeliveryAddress: string | null;
-                        DeliveryDate: string | null;
-                        Details: {
-                            AmountKr: number;
-                            /** @description F freight, A addition, D discount, S service. */
-                            AmountTypeCode: string;
-                            AmountTypeName: string;
-                            CostCode: string;
-                            CostName: string;
-                            /** @description Extension: the line’s VAT, rounded half-up to the øre. */
-                            VatKr: number;
-                            /** @description Extension: the line’s VAT rate. */
-                            VatPercent: number;
-                        }[];
-                        /** @description The invoice’s KID (payment reference). */
-                        GiroKid: string;
-                        GoodsTypeCode: string | null;
-                        InvoiceCustomerName: string;
-                        InvoiceCustomerNr: number;
-                        InvoiceDate: string | null;
-                        InvoiceLineNr: string;
-                        InvoiceNr: number;
-                        LoadingMeters: number;
-                        NumberOfCollis: number;
-                        OptionCodes: {
-                            OptionCode: string;
-                            OptionName: string;
-                        }[];
-                        OrderReference: string | null;
-                        PalletPlaces: number;
-                        /** @description Who pays: `S` sender, `M` recipient, `F` other. */
-                        PaymentCode: string;
-                        PickupDate: string | null;
-                        PickupTerminalId: string | null;
-                        PickupZip: string | null;
-                        ProductCode: string;
-                        RealWeightKg: number;
-                        RecipientCustomerName: string | null;
-                        RecipientCustomerNr: number | null;
-                        RecipientReference: string | null;
-                        RecipientTerminalId: string | null;
-                        RecipientZip: string | null;
-                        SenderCustomerName: string | null;
-                        SenderCustomerNr: number;
-                        SenderReference: string | null;
-                        ShipmentNr: string;
-                        TotalFreightPrice: number;
-                        TotalFreightPriceInclVat: number;
-                        UnitCode: string;
-                        Units: number;
-                        /** @description Extension: the VAT on TotalFreightPrice (the sum of the lines’ VatKr). */
-                        VatKr: number;
-                        /** @description Extension: the VAT rate of the shipment, 25 (domestic) or 0 (to or from outside the VAT area: abroad, Svalbard, Jan Mayen; exempt). */
-                        VatPercent: number;
-                        VolumeDm3: number;
-                    }[];
+                    "application/json": components["schemas"]["InvoiceReportV3"][];
                 };
             };
             /** @description Not modified: `If-None-Match` names the current `ETag`; no body. */

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { named } from '../http/schemas';
 import { DomainError, ValidationFailed } from '../lib/errors';
 import { toDecimal } from '../lib/units';
 import type { BookingDeps } from './deps';
@@ -12,31 +13,34 @@ import { createBookingStore, type ShipmentRow } from './store/shipments';
  * invoice carries, in the invoice reports' names (`CostCode`, `CostName`, `AmountKr`) — or, for a
  * shipment not yet published, what it would cost if it were published now (`Quote: true`).
  */
-export const ShipmentPrice = Type.Object(
-  {
-    ShipmentId: Type.String(),
-    ShipmentStatus: Type.Integer({
-      description: '0 Draft, 1 ReadyForPublish, 2 Published: the number, as every response gives it.',
-    }),
-    Quote: Type.Boolean({
-      description:
-        'false: the price frozen when the shipment was published, which its invoice carries; true: the current quote of a shipment not yet published, which may change until it is.',
-    }),
-    Currency: Type.Literal('NOK'),
-    TariffVersion: Type.String({
-      description: 'The tariff version (its ValidFrom date) the price comes from.',
-    }),
-    ChargeableWeightKg: Type.Number(),
-    Lines: Type.Array(
-      Type.Object({
-        CostCode: Type.String({ description: 'As `Details[].CostCode` of the v2 invoice report.' }),
-        CostName: Type.String(),
-        AmountKr: Type.Number({ description: 'NOK excluding VAT, to the øre.' }),
+export const ShipmentPrice = named(
+  'ShipmentPrice',
+  Type.Object(
+    {
+      ShipmentId: Type.String(),
+      ShipmentStatus: Type.Integer({
+        description: '0 Draft, 1 ReadyForPublish, 2 Published: the number, as every response gives it.',
       }),
-    ),
-    Total: Type.Number({ description: 'The sum of the lines, NOK excluding VAT.' }),
-  },
-  { $id: 'ShipmentPrice' },
+      Quote: Type.Boolean({
+        description:
+          'false: the price frozen when the shipment was published, which its invoice carries; true: the current quote of a shipment not yet published, which may change until it is.',
+      }),
+      Currency: Type.Literal('NOK'),
+      TariffVersion: Type.String({
+        description: 'The tariff version (its ValidFrom date) the price comes from.',
+      }),
+      ChargeableWeightKg: Type.Number(),
+      Lines: Type.Array(
+        Type.Object({
+          CostCode: Type.String({ description: 'As `Details[].CostCode` of the v2 invoice report.' }),
+          CostName: Type.String(),
+          AmountKr: Type.Number({ description: 'NOK excluding VAT, to the øre.' }),
+        }),
+      ),
+      Total: Type.Number({ description: 'The sum of the lines, NOK excluding VAT.' }),
+    },
+    { $id: 'ShipmentPrice' },
+  ),
 );
 
 type ShipmentPriceT = {

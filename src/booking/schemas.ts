@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { EMPTY_ABSENT, OSLO_DATETIME, ZERO_ABSENT } from '../http/binding';
-import { Nullable } from '../http/schemas';
+import { Nullable, named } from '../http/schemas';
 
 /** An optional id or measure where `0` means "not given" (see http/binding.ts). */
 const ZERO = { [ZERO_ABSENT]: true } as const;
@@ -189,15 +189,18 @@ const commandFields = {
   CustomsInformation: Type.Optional(Type.Object({ Lines: Type.Array(CustomsLineSchema, { maxItems: 999 }) })),
 };
 
-export const ShipmentUpdateRequest = Type.Object(
-  {
-    ...commandFields,
-    ...addressBlock('Pickup'),
-    ...addressBlock('Recipient'),
-    ...addressBlock('Return'),
-    ...pickupPointBlock(),
-  },
-  { description: 'Create or update a shipment of up to 999 parcels.' },
+export const ShipmentUpdateRequest = named(
+  'ShipmentUpdateRequest',
+  Type.Object(
+    {
+      ...commandFields,
+      ...addressBlock('Pickup'),
+      ...addressBlock('Recipient'),
+      ...addressBlock('Return'),
+      ...pickupPointBlock(),
+    },
+    { description: 'Create or update a shipment of up to 999 parcels.' },
+  ),
 );
 export type ShipmentUpdate = Static<typeof ShipmentUpdateRequest>;
 
@@ -229,31 +232,39 @@ const { ReturnPhone, ReturnEmail } = addressBlock('Return');
  * address blocks replaced by `Addresses`; the contact fields stay top-level. `wire-v2.ts` maps it
  * to the v1 command, so both run the same rules against the same store.
  */
-export const ShipmentV2Request = Type.Object(
-  {
-    ...commandFields,
-    Addresses: Type.Array(AddressV2, {
-      maxItems: 4,
-      description:
-        'The pickup (1), recipient (2), return (3) and pickup point (4) addresses, each type at most once. `ReadyForPublish` and `Published` need types 1 and 2 with a name, address line, zip and place.',
-    }),
-    PickupPhone,
-    PickupEmail,
-    RecipientPhone,
-    RecipientEmail,
-    ReturnPhone,
-    ReturnEmail,
-  },
-  { description: 'Create or update a shipment of up to 999 parcels (the v2 body, with an Addresses list).' },
+export const ShipmentV2Request = named(
+  'ShipmentUpdateRequestV2',
+  Type.Object(
+    {
+      ...commandFields,
+      Addresses: Type.Array(AddressV2, {
+        maxItems: 4,
+        description:
+          'The pickup (1), recipient (2), return (3) and pickup point (4) addresses, each type at most once. `ReadyForPublish` and `Published` need types 1 and 2 with a name, address line, zip and place.',
+      }),
+      PickupPhone,
+      PickupEmail,
+      RecipientPhone,
+      RecipientEmail,
+      ReturnPhone,
+      ReturnEmail,
+    },
+    {
+      description: 'Create or update a shipment of up to 999 parcels (the v2 body, with an Addresses list).',
+    },
+  ),
 );
 export type ShipmentV2 = Static<typeof ShipmentV2Request>;
 
-export const ShipmentUpdateResponse = Type.Object({
-  ShipmentId: Type.String(),
-  ShipmentStatus: Type.Integer(),
-  ParcelIds: Type.Array(Type.String()),
-  ReturnShipmentId: Nullable(Type.String()),
-});
+export const ShipmentUpdateResponse = named(
+  'ShipmentUpdateResult',
+  Type.Object({
+    ShipmentId: Type.String(),
+    ShipmentStatus: Type.Integer(),
+    ParcelIds: Type.Array(Type.String()),
+    ReturnShipmentId: Nullable(Type.String()),
+  }),
+);
 export type ShipmentUpdateResult = Static<typeof ShipmentUpdateResponse>;
 
 const NStr = Nullable(Type.String());
@@ -279,39 +290,42 @@ export const ReferenceRecord = Type.Object({
   ReferenceText: NStr,
 });
 
-export const ShipmentRecord = Type.Object({
-  ParcelStatus: Type.Integer({ description: '0 Draft, 1 ReadyForPublish, 2 Published.' }),
-  CustomerId: Type.String(),
-  ParcelId: Type.String(),
-  IsReturn: Type.Boolean(),
-  Weight: NNum,
-  Length: NInt,
-  Height: NInt,
-  Width: NInt,
-  Volume: NNum,
-  Addresses: Type.Array(AddressRecord),
-  PickupPhone: NStr,
-  PickupEmail: NStr,
-  RecipientPhone: NStr,
-  RecipientEmail: NStr,
-  ReturnPhone: NStr,
-  ReturnEmail: NStr,
-  PickupPointId: NInt,
-  DeliveryDate: NStr,
-  DeliveryDateTo: NStr,
-  PickupDate: NStr,
-  PickupDateTo: NStr,
-  ProductCode: Type.String(),
-  Services: Type.Array(Type.String()),
-  DeliveryType: Type.Integer(),
-  CommentToCarrier: NStr,
-  GoodsDescription: NStr,
-  ShipmentId: Type.String(),
-  UnitCode: Type.String(),
-  RecipientShallPay: Type.Boolean(),
-  RecipientCustomerId: NInt,
-  References: Type.Array(ReferenceRecord),
-  LoadingMeters: Type.Number(),
-  PalletSpaces: Type.Integer(),
-});
+export const ShipmentRecord = named(
+  'ShipmentRecord',
+  Type.Object({
+    ParcelStatus: Type.Integer({ description: '0 Draft, 1 ReadyForPublish, 2 Published.' }),
+    CustomerId: Type.String(),
+    ParcelId: Type.String(),
+    IsReturn: Type.Boolean(),
+    Weight: NNum,
+    Length: NInt,
+    Height: NInt,
+    Width: NInt,
+    Volume: NNum,
+    Addresses: Type.Array(AddressRecord),
+    PickupPhone: NStr,
+    PickupEmail: NStr,
+    RecipientPhone: NStr,
+    RecipientEmail: NStr,
+    ReturnPhone: NStr,
+    ReturnEmail: NStr,
+    PickupPointId: NInt,
+    DeliveryDate: NStr,
+    DeliveryDateTo: NStr,
+    PickupDate: NStr,
+    PickupDateTo: NStr,
+    ProductCode: Type.String(),
+    Services: Type.Array(Type.String()),
+    DeliveryType: Type.Integer(),
+    CommentToCarrier: NStr,
+    GoodsDescription: NStr,
+    ShipmentId: Type.String(),
+    UnitCode: Type.String(),
+    RecipientShallPay: Type.Boolean(),
+    RecipientCustomerId: NInt,
+    References: Type.Array(ReferenceRecord),
+    LoadingMeters: Type.Number(),
+    PalletSpaces: Type.Integer(),
+  }),
+);
 export type ShipmentRecordT = Static<typeof ShipmentRecord>;

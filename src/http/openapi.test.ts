@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { osloBergenBooking } from '../../test/factories';
 import { bearer, buildTestApp, json, type TestContext } from '../../test/helpers';
+import { completeDocument } from './openapi';
 import { OPERATIONS, operationKey } from './openapi-operations';
 
 // Issue 20: the served document is what client generators and Spectral expect — every operation
@@ -190,6 +191,44 @@ test('the query parameters the spec types as int are integers, so generated clie
   expect(typeOf('/v2/Invoice/GetInvoiceReport', 'Customernr')).toBe('string');
   expect(typeOf('/v1/shipment/list', 'postalcode')).toBe('string');
 });
+
+test('the spec’s resources are named components, and every use refers to them', () => {
+  const schemas = (doc as unknown as { components: { schemas: Record<string, unknown> } }).components.schemas;
+  for (const name of [
+    'ShipmentRecord',
+    'ShipmentUpdateRequest',
+    'PriceResultV3',
+    'InvoiceReportV2',
+    'WebhookRecord',
+  ]) {
+    expect(schemas[name], name).toMatchObject({ type: 'object' });
+  }
+  const answer = (path: string, method = 'get', status = '200') =>
+    doc.paths[path]?.[method]?.responses[status]?.content?.['application/json']?.schema as unknown;
+  expect(answer('/v2/Shipment/{shipmentid}')).toEqual({
+    type: 'array',
+    items: { $ref: '#/components/schemas/ShipmentRecord' },
+  });
+  expect(answer('/Shipment/{shipmentid}')).toEqual(answer('/v2/Shipment/{shipmentid}'));
+  expect(answer('/v3/Calculate/')).toEqual({ $ref: '#/components/schemas/PriceResultV3' });
+  expect(JSON.stringify(doc)).not.toContain('x-component');
+});
+
+test('two different schemas under one name are refused, and a use that lost its examples keeps them', () => {
+  const use = (schema: object) => ({
+    get: { responses: { 200: { content: { 'application/json': { schema } } } } },
+  });
+  const named = { 'x-component': 'Thing', type: 'object', properties: { a: { type: 'string' } } };
+  const document = (second: object) => ({
+    openapi: '3.1.0',
+    paths: { '/v1/products': use({ ...named, examples: [{ a: 'x' }] }), '/v1/services': use(second) },
+  });
+  const done = completeDocument(document(named)) as { components: { schemas: Record<string, unknown> } };
+  expect(done.components.schemas.Thing).toEqual({ ...withoutName(named), examples: [{ a: 'x' }] });
+  expect(() => completeDocument(document({ ...named, required: ['a'] }))).toThrow(/Thing/);
+});
+
+const withoutName = ({ 'x-component': _, ...schema }: Record<string, unknown>) => schema;
 
 test('the spec’s /v3/Calculate/ is documented as the spec has it, and both spellings answer', async () => {
   expect(doc.paths['/v3/Calculate/']?.get?.operationId).toBe('getPriceV3');

@@ -1,6 +1,8 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import { EXAMPLES } from './openapi-examples';
 import { OPERATIONS, operationKey, TAGS } from './openapi-operations';
+import { COMPONENT } from './schemas';
 
 // The OpenAPI document stays generated from the route schemas; this module only completes it from
 // one table (src/http/openapi-operations.ts): operation ids, tags, descriptions, and the media
@@ -181,15 +183,46 @@ function completeOperation(key: string, operation: Operation): void {
   }
 }
 
+/** A schema without its own examples: @fastify/swagger moves those of an answer's or a body's top to its media type. */
+const withoutExamples = ({ examples: _, ...schema }: Record<string, unknown>) => schema;
+
+/**
+ * `value` with every schema `named` (src/http/schemas.ts) moved to `schemas` and referred to there,
+ * innermost first; the component keeps the examples that one of its uses kept. Two different
+ * schemas under one name are a mistake in the source.
+ */
+function hoistNamed(value: unknown, schemas: Record<string, Record<string, unknown>>): unknown {
+  if (Array.isArray(value)) return value.map((v) => hoistNamed(v, schemas));
+  if (value === null || typeof value !== 'object') return value;
+  const { [COMPONENT]: name, ...rest } = value as Record<string, unknown>;
+  const schema = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, hoistNamed(v, schemas)]));
+  if (typeof name !== 'string') return schema;
+  const known = schemas[name];
+  if (known && !isDeepStrictEqual(withoutExamples(known), withoutExamples(schema))) {
+    throw new Error(`Two different schemas are named ${name} in the OpenAPI document.`);
+  }
+  if (!known?.examples) schemas[name] = schema;
+  return { $ref: `#/components/schemas/${name}` };
+}
+
 /** Completes the generated document: every operation, and the document-level fields linters expect. */
 export function completeDocument(document: Json): Json {
-  const paths = document.paths as Record<string, Record<string, Operation>>;
+  const named: Record<string, Record<string, unknown>> = {};
+  const paths = hoistNamed(document.paths, named) as Record<string, Record<string, Operation>>;
   for (const [path, operations] of Object.entries(paths)) {
     for (const [method, operation] of Object.entries(operations)) {
       completeOperation(operationKey(method, path), operation);
     }
   }
-  return { ...document, tags: TAGS.map((t) => ({ ...t })) };
+  const components = (document.components ?? {}) as Json;
+  const schemas = { ...(components.schemas as Json | undefined), ...named };
+  const sorted = Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b)));
+  return {
+    ...document,
+    paths,
+    components: { ...components, schemas: sorted },
+    tags: TAGS.map((t) => ({ ...t })),
+  };
 }
 
 /** The @fastify/swagger options: the document's header, and the table applied to every route. */

@@ -27,6 +27,17 @@ export const ProblemSchema = Type.Object(
   },
 );
 
+/** Schema keyword: the name a schema has under `components.schemas` of the OpenAPI document. */
+export const COMPONENT = 'x-component';
+
+/**
+ * Names a schema for the OpenAPI document, where it becomes a component every use refers to, so
+ * generated clients get the spec's resource names (`ShipmentRecord`) instead of one anonymous type
+ * per operation. Validation and serialisation ignore the keyword.
+ */
+export const named = <T extends object>(name: string, schema: T): T =>
+  Object.assign(schema, { [COMPONENT]: name });
+
 const ref = Type.Unsafe<unknown>({ $ref: 'Problem#' });
 const plain = (description: string) => Type.String({ description, contentMediaType: 'text/plain' });
 

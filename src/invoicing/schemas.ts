@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { OSLO_DATETIME } from '../http/binding';
-import { Nullable } from '../http/schemas';
+import { Nullable, named } from '../http/schemas';
 import { V1_COST_FIELDS } from './cost-codes';
 
 const Str = Nullable(Type.String());
@@ -26,101 +26,110 @@ export const CostLineV1 = Type.Object({
   ...Object.fromEntries(V1_COST_FIELDS.map((f) => [f, Type.String()])),
 });
 
-export const InvoiceReportV1 = Type.Object({
-  Waybillnr: Type.String(),
-  Sender: Str,
-  PickupZip: Str,
-  Recipient: Str,
-  DeliveryZip: Str,
-  NumberOfParcels: Type.String(),
-  RealWeight: Type.String(),
-  VolumeDm3: Type.String(),
-  CalculationWeight: Type.String(),
-  LoadMeter: Type.String(),
-  GrossShipping: Type.String(),
-  OtherIncome: Type.String(),
-  NetShipping: Type.String(),
-  VatPercent: Type.String({
-    description:
-      'Extension: the VAT rate of the shipment, `25` (domestic) or `0` (to or from outside the VAT area: abroad, Svalbard, Jan Mayen; exempt).',
-  }),
-  VatKr: Type.String({ description: 'Extension: the VAT on NetShipping, as on the invoice.' }),
-  NetShippingInclVat: Type.String({ description: 'Extension: NetShipping plus VatKr.' }),
-  Product: Type.String(),
-  PaymentCode: Type.String(),
-  InvoiceCustomerNr: Type.String(),
-  InvoiceCustomer: Type.String(),
-  InvoiceNumber: Type.String(),
-  OrderReference: Str,
-  DeliveryTerminal: Str,
-  PickupTerminal: Str,
-  RecipientReference: Str,
-  DeliveryDate: DateTime,
-  PickupDate: DateTime,
-  Split: Type.Boolean(),
-  Details: Type.Array(CostLineV1),
-});
-
-export const InvoiceReportV2 = Type.Object({
-  ShipmentNr: Type.String(),
-  SenderReference: Str,
-  SenderCustomerName: Str,
-  RecipientCustomerName: Str,
-  DeliveryAddress: Str,
-  InvoiceCustomerName: Type.String(),
-  PickupZip: Str,
-  PickupTerminalId: Str,
-  RecipientZip: Str,
-  RecipientTerminalId: Str,
-  GoodsTypeCode: Str,
-  InvoiceLineNr: Type.String(),
-  ProductCode: Type.String(),
-  SenderCustomerNr: Type.Integer(),
-  RecipientCustomerNr: Nullable(Type.Integer()),
-  InvoiceCustomerNr: Type.Integer(),
-  NumberOfCollis: Type.Integer(),
-  InvoiceNr: Type.Integer(),
-  CalculatedWeightKg: Dec,
-  RealWeightKg: Dec,
-  VolumeDm3: Dec,
-  TotalFreightPrice: Dec,
-  VatPercent: Type.Number({
-    description:
-      'Extension: the VAT rate of the shipment, 25 (domestic) or 0 (to or from outside the VAT area: abroad, Svalbard, Jan Mayen; exempt).',
-  }),
-  VatKr: Type.Number({
-    description: 'Extension: the VAT on TotalFreightPrice (the sum of the lines’ VatKr).',
-  }),
-  TotalFreightPriceInclVat: Dec,
-  InvoiceDate: DateTime,
-  DeliveryDate: DateTime,
-  PickupDate: DateTime,
-  OptionCodes: Type.Array(Type.Object({ OptionCode: Type.String(), OptionName: Type.String() })),
-  Details: Type.Array(
-    Type.Object({
-      AmountKr: Dec,
-      CostCode: Type.String(),
-      CostName: Type.String(),
-      AmountTypeCode: Type.String({ description: 'F freight, A addition, D discount, S service.' }),
-      AmountTypeName: Type.String(),
-      VatPercent: Type.Number({ description: 'Extension: the line’s VAT rate.' }),
-      VatKr: Type.Number({ description: 'Extension: the line’s VAT, rounded half-up to the øre.' }),
+export const InvoiceReportV1 = named(
+  'InvoiceReportV1',
+  Type.Object({
+    Waybillnr: Type.String(),
+    Sender: Str,
+    PickupZip: Str,
+    Recipient: Str,
+    DeliveryZip: Str,
+    NumberOfParcels: Type.String(),
+    RealWeight: Type.String(),
+    VolumeDm3: Type.String(),
+    CalculationWeight: Type.String(),
+    LoadMeter: Type.String(),
+    GrossShipping: Type.String(),
+    OtherIncome: Type.String(),
+    NetShipping: Type.String(),
+    VatPercent: Type.String({
+      description:
+        'Extension: the VAT rate of the shipment, `25` (domestic) or `0` (to or from outside the VAT area: abroad, Svalbard, Jan Mayen; exempt).',
     }),
-  ),
-});
+    VatKr: Type.String({ description: 'Extension: the VAT on NetShipping, as on the invoice.' }),
+    NetShippingInclVat: Type.String({ description: 'Extension: NetShipping plus VatKr.' }),
+    Product: Type.String(),
+    PaymentCode: Type.String(),
+    InvoiceCustomerNr: Type.String(),
+    InvoiceCustomer: Type.String(),
+    InvoiceNumber: Type.String(),
+    OrderReference: Str,
+    DeliveryTerminal: Str,
+    PickupTerminal: Str,
+    RecipientReference: Str,
+    DeliveryDate: DateTime,
+    PickupDate: DateTime,
+    Split: Type.Boolean(),
+    Details: Type.Array(CostLineV1),
+  }),
+);
+
+export const InvoiceReportV2 = named(
+  'InvoiceReportV2',
+  Type.Object({
+    ShipmentNr: Type.String(),
+    SenderReference: Str,
+    SenderCustomerName: Str,
+    RecipientCustomerName: Str,
+    DeliveryAddress: Str,
+    InvoiceCustomerName: Type.String(),
+    PickupZip: Str,
+    PickupTerminalId: Str,
+    RecipientZip: Str,
+    RecipientTerminalId: Str,
+    GoodsTypeCode: Str,
+    InvoiceLineNr: Type.String(),
+    ProductCode: Type.String(),
+    SenderCustomerNr: Type.Integer(),
+    RecipientCustomerNr: Nullable(Type.Integer()),
+    InvoiceCustomerNr: Type.Integer(),
+    NumberOfCollis: Type.Integer(),
+    InvoiceNr: Type.Integer(),
+    CalculatedWeightKg: Dec,
+    RealWeightKg: Dec,
+    VolumeDm3: Dec,
+    TotalFreightPrice: Dec,
+    VatPercent: Type.Number({
+      description:
+        'Extension: the VAT rate of the shipment, 25 (domestic) or 0 (to or from outside the VAT area: abroad, Svalbard, Jan Mayen; exempt).',
+    }),
+    VatKr: Type.Number({
+      description: 'Extension: the VAT on TotalFreightPrice (the sum of the lines’ VatKr).',
+    }),
+    TotalFreightPriceInclVat: Dec,
+    InvoiceDate: DateTime,
+    DeliveryDate: DateTime,
+    PickupDate: DateTime,
+    OptionCodes: Type.Array(Type.Object({ OptionCode: Type.String(), OptionName: Type.String() })),
+    Details: Type.Array(
+      Type.Object({
+        AmountKr: Dec,
+        CostCode: Type.String(),
+        CostName: Type.String(),
+        AmountTypeCode: Type.String({ description: 'F freight, A addition, D discount, S service.' }),
+        AmountTypeName: Type.String(),
+        VatPercent: Type.Number({ description: 'Extension: the line’s VAT rate.' }),
+        VatKr: Type.Number({ description: 'Extension: the line’s VAT, rounded half-up to the øre.' }),
+      }),
+    ),
+  }),
+);
 
 /** The v3 record (CONTRACT §14): every field of the v2 record, and these. */
-export const InvoiceReportV3 = Type.Object({
-  ...InvoiceReportV2.properties,
-  GiroKid: Type.String({ description: 'The invoice’s KID (payment reference).' }),
-  RecipientReference: Str,
-  OrderReference: Str,
-  LoadingMeters: Dec,
-  PalletPlaces: Type.Integer(),
-  PaymentCode: Type.String({ description: 'Who pays: `S` sender, `M` recipient, `F` other.' }),
-  UnitCode: Type.String(),
-  Units: Type.Integer(),
-});
+export const InvoiceReportV3 = named(
+  'InvoiceReportV3',
+  Type.Object({
+    ...InvoiceReportV2.properties,
+    GiroKid: Type.String({ description: 'The invoice’s KID (payment reference).' }),
+    RecipientReference: Str,
+    OrderReference: Str,
+    LoadingMeters: Dec,
+    PalletPlaces: Type.Integer(),
+    PaymentCode: Type.String({ description: 'Who pays: `S` sender, `M` recipient, `F` other.' }),
+    UnitCode: Type.String(),
+    Units: Type.Integer(),
+  }),
+);
 
 export const InvoiceListQuery = Type.Object({
   Customernr: Type.String({ description: 'The paying customer number (an integer).' }),
@@ -131,16 +140,19 @@ export const InvoiceListQuery = Type.Object({
   }),
 });
 
-export const InvoiceSummary = Type.Object({
-  InvoiceNr: Type.Integer(),
-  InvoiceDate: Type.String({ description: 'YYYY-MM-DD.' }),
-  DueDate: Type.String({ description: 'YYYY-MM-DD.' }),
-  Kid: Type.String({ description: 'The payment reference (MOD10).' }),
-  IsCreditNote: Type.Boolean(),
-  CreditsInvoiceNr: Nullable(Type.Integer({ description: 'For a credit note: the invoice it corrects.' })),
-  Shipments: Type.Integer({ description: 'Shipments on the invoice.' }),
-  TotalKr: Type.String({ description: 'Total excluding VAT, two decimals (negative on a credit note).' }),
-});
+export const InvoiceSummary = named(
+  'InvoiceSummary',
+  Type.Object({
+    InvoiceNr: Type.Integer(),
+    InvoiceDate: Type.String({ description: 'YYYY-MM-DD.' }),
+    DueDate: Type.String({ description: 'YYYY-MM-DD.' }),
+    Kid: Type.String({ description: 'The payment reference (MOD10).' }),
+    IsCreditNote: Type.Boolean(),
+    CreditsInvoiceNr: Nullable(Type.Integer({ description: 'For a credit note: the invoice it corrects.' })),
+    Shipments: Type.Integer({ description: 'Shipments on the invoice.' }),
+    TotalKr: Type.String({ description: 'Total excluding VAT, two decimals (negative on a credit note).' }),
+  }),
+);
 
 /** The spec types both as `int`; a generated client sends numbers, and `01000` still reads as 1000. */
 export const DetailsQuery = Type.Object({
@@ -158,42 +170,45 @@ export const DetailsQuery = Type.Object({
   }),
 });
 
-export const InvoiceLine = Type.Object({
-  InvoiceNr: Type.String(),
-  Consignment: Type.String(),
-  PickupZip: Str,
-  DeliveryZip: Str,
-  GoodsTypeCode: Str,
-  UnitCode: Str,
-  AmountDescription: Str,
-  CustomerReference: Str,
-  Kid: Type.String(),
-  OrderReference: Str,
-  RecipientName: Str,
-  RowNumber: Type.String(),
-  SenderName: Str,
-  RecipientReference: Str,
-  AmountTxt: Str,
-  AmountTxtEnglish: Str,
-  ProductCode: Str,
-  ProductName: Str,
-  ProductOptions: Str,
-  CustomerNr: Type.Integer(),
-  NumberOfParcels: Type.Integer(),
-  PickupDate: DateTime,
-  VolumeDm3: Dec,
-  RealWeihtKg: Dec,
-  CalculationWeightKg: Dec,
-  AmountKr: Dec,
-  AdditionEnergyKr: Dec,
-  VatPercent: Type.Number({ description: 'Extension: the VAT rate of the row, 25 or 0 (exempt).' }),
-  VatKr: Type.Number({
-    description:
-      'Extension: the VAT of the row, rounded half-up to the øre; the rows’ sum is the invoice’s VAT.',
+export const InvoiceLine = named(
+  'InvoiceLine',
+  Type.Object({
+    InvoiceNr: Type.String(),
+    Consignment: Type.String(),
+    PickupZip: Str,
+    DeliveryZip: Str,
+    GoodsTypeCode: Str,
+    UnitCode: Str,
+    AmountDescription: Str,
+    CustomerReference: Str,
+    Kid: Type.String(),
+    OrderReference: Str,
+    RecipientName: Str,
+    RowNumber: Type.String(),
+    SenderName: Str,
+    RecipientReference: Str,
+    AmountTxt: Str,
+    AmountTxtEnglish: Str,
+    ProductCode: Str,
+    ProductName: Str,
+    ProductOptions: Str,
+    CustomerNr: Type.Integer(),
+    NumberOfParcels: Type.Integer(),
+    PickupDate: DateTime,
+    VolumeDm3: Dec,
+    RealWeihtKg: Dec,
+    CalculationWeightKg: Dec,
+    AmountKr: Dec,
+    AdditionEnergyKr: Dec,
+    VatPercent: Type.Number({ description: 'Extension: the VAT rate of the row, 25 or 0 (exempt).' }),
+    VatKr: Type.Number({
+      description:
+        'Extension: the VAT of the row, rounded half-up to the øre; the rows’ sum is the invoice’s VAT.',
+    }),
+    AmountEuro: Nullable(Dec),
+    ExchangeRateEuro: Nullable(Dec),
   }),
-  AmountEuro: Nullable(Dec),
-  ExchangeRateEuro: Nullable(Dec),
-});
+);
 
 export const RunRequest = Type.Object({
   ToDate: Type.String({

@@ -3,33 +3,36 @@ import { Type } from 'typebox';
 import { OSLO_DATETIME } from '../http/binding';
 import { rulesOf } from '../http/domain-rules';
 import { sendArrayPages } from '../http/json-stream';
-import { authErrors, Nullable, problemResponses } from '../http/schemas';
+import { authErrors, Nullable, named, problemResponses } from '../http/schemas';
 import { checkListingQuery, type ListingQuery, type ListingService } from './service';
 
 const NStr = Nullable(Type.String());
 
-const ShipmentListRecord = Type.Object({
-  ShipmentId: Type.String(),
-  RecipientName: NStr,
-  RecipientAddress1: NStr,
-  RecipientAddress2: NStr,
-  RecipientZip: NStr,
-  RecipientPlace: NStr,
-  PickupName: NStr,
-  PickupAddress: NStr,
-  PickupZip: NStr,
-  PickupPlace: NStr,
-  UnitType: Type.String(),
-  PickupDate: NStr,
-  PickupTimeFrom: NStr,
-  PickupTimeTo: NStr,
-  PickedupDate: NStr,
-  NumberOfUnits: Type.Integer(),
-  NumberOfParcels: Type.Integer(),
-  CustomerId: Type.Integer(),
-  Weight: Type.Number(),
-  IsSplitted: Type.Boolean(),
-});
+const ShipmentListRecord = named(
+  'ShipmentListRecord',
+  Type.Object({
+    ShipmentId: Type.String(),
+    RecipientName: NStr,
+    RecipientAddress1: NStr,
+    RecipientAddress2: NStr,
+    RecipientZip: NStr,
+    RecipientPlace: NStr,
+    PickupName: NStr,
+    PickupAddress: NStr,
+    PickupZip: NStr,
+    PickupPlace: NStr,
+    UnitType: Type.String(),
+    PickupDate: NStr,
+    PickupTimeFrom: NStr,
+    PickupTimeTo: NStr,
+    PickedupDate: NStr,
+    NumberOfUnits: Type.Integer(),
+    NumberOfParcels: Type.Integer(),
+    CustomerId: Type.Integer(),
+    Weight: Type.Number(),
+    IsSplitted: Type.Boolean(),
+  }),
+);
 
 export const listingRoutes: FastifyPluginAsyncTypebox<{ listing: ListingService }> = async (
   app,

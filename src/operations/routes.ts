@@ -1,24 +1,30 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { mayScanFor } from '../auth/access';
-import { authErrors, Nullable, problemResponses } from '../http/schemas';
+import { authErrors, Nullable, named, problemResponses } from '../http/schemas';
 import type { OperationsService } from './service';
 import { SCAN_TYPES } from './service';
 import type { Simulator } from './simulator';
 
-const ScanEvent = Type.Object({
-  EventId: Type.String({
-    minLength: 1,
-    maxLength: 100,
-    description: 'Chosen by the scanning system; unique.',
+const ScanEvent = named(
+  'ScanEvent',
+  Type.Object({
+    EventId: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'Chosen by the scanning system; unique.',
+    }),
+    ParcelId: Type.String({ minLength: 1, maxLength: 35 }),
+    EventType: Type.String({ maxLength: 40, description: SCAN_TYPES.join(', ') }),
+    Time: Type.String({
+      maxLength: 40,
+      description: 'Local Oslo time (2026-11-23T10:15:00) or with a zone.',
+    }),
+    Terminal: Type.Optional(
+      Type.String({ maxLength: 10, description: 'A terminal code, as GET /v1/postalcodes/{code} gives it.' }),
+    ),
   }),
-  ParcelId: Type.String({ minLength: 1, maxLength: 35 }),
-  EventType: Type.String({ maxLength: 40, description: SCAN_TYPES.join(', ') }),
-  Time: Type.String({ maxLength: 40, description: 'Local Oslo time (2026-11-23T10:15:00) or with a zone.' }),
-  Terminal: Type.Optional(
-    Type.String({ maxLength: 10, description: 'A terminal code, as GET /v1/postalcodes/{code} gives it.' }),
-  ),
-});
+);
 
 const ScanResult = Type.Object({
   EventId: Type.String(),
@@ -33,11 +39,14 @@ const TrackingEvent = Type.Object({
   Terminal: Nullable(Type.String()),
 });
 
-const Tracking = Type.Object({
-  ShipmentId: Type.String(),
-  PickedupDate: Nullable(Type.String()),
-  Parcels: Type.Array(Type.Object({ ParcelId: Type.String(), Events: Type.Array(TrackingEvent) })),
-});
+const Tracking = named(
+  'ShipmentEvents',
+  Type.Object({
+    ShipmentId: Type.String(),
+    PickedupDate: Nullable(Type.String()),
+    Parcels: Type.Array(Type.Object({ ParcelId: Type.String(), Events: Type.Array(TrackingEvent) })),
+  }),
+);
 
 const ShipmentIdParam = Type.Object({ shipmentid: Type.String({ minLength: 1, maxLength: 35 }) });
 const ParcelIdParam = Type.Object({ parcelId: Type.String({ minLength: 1, maxLength: 35 }) });

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Nullable } from '../http/schemas';
+import { Nullable, named } from '../http/schemas';
 
 const OpeningHours = Type.String({
   minLength: 1,
@@ -8,42 +8,45 @@ const OpeningHours = Type.String({
     'Opening hours in the OpenStreetMap `opening_hours` syntax, e.g. `Mo-Fr 08:00-21:00; Sa 09:00-18:00`.',
 });
 
-export const PickupPointSchema = Type.Object(
-  {
-    Id: Type.Integer({ description: 'The `PickupPointId` to book with.' }),
-    Name: Type.String(),
-    Address: Type.String(),
-    Zip: Type.String(),
-    Place: Type.String(),
-    Latitude: Type.Number(),
-    Longitude: Type.Number(),
-    DistanceKm: Nullable(
-      Type.Number({
-        description:
-          'Great-circle distance from the requested postal code in kilometres (2 decimals); null when read by id.',
+export const PickupPointSchema = named(
+  'PickupPoint',
+  Type.Object(
+    {
+      Id: Type.Integer({ description: 'The `PickupPointId` to book with.' }),
+      Name: Type.String(),
+      Address: Type.String(),
+      Zip: Type.String(),
+      Place: Type.String(),
+      Latitude: Type.Number(),
+      Longitude: Type.Number(),
+      DistanceKm: Nullable(
+        Type.Number({
+          description:
+            'Great-circle distance from the requested postal code in kilometres (2 decimals); null when read by id.',
+        }),
+      ),
+      OpeningHours,
+      Sandbox: Type.Boolean({
+        description: 'True for the generated sandbox points, which are not real places.',
       }),
-    ),
-    OpeningHours,
-    Sandbox: Type.Boolean({
-      description: 'True for the generated sandbox points, which are not real places.',
-    }),
-  },
-  {
-    examples: [
-      {
-        Id: 10154,
-        Name: 'Kolli sandbox point OSLO 0154',
-        Address: 'Sandkassevegen 8',
-        Zip: '0154',
-        Place: 'OSLO',
-        Latitude: 59.9115,
-        Longitude: 10.7475,
-        DistanceKm: 0.42,
-        OpeningHours: 'Mo-Fr 09:00-17:00; Sa 10:00-15:00',
-        Sandbox: true,
-      },
-    ],
-  },
+    },
+    {
+      examples: [
+        {
+          Id: 10154,
+          Name: 'Kolli sandbox point OSLO 0154',
+          Address: 'Sandkassevegen 8',
+          Zip: '0154',
+          Place: 'OSLO',
+          Latitude: 59.9115,
+          Longitude: 10.7475,
+          DistanceKm: 0.42,
+          OpeningHours: 'Mo-Fr 09:00-17:00; Sa 10:00-15:00',
+          Sandbox: true,
+        },
+      ],
+    },
+  ),
 );
 
 export const NearestQuery = Type.Object({

@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { OSLO_DATETIME } from '../http/binding';
+import { named } from '../http/schemas';
 
 /**
  * Wire shapes of the four price operations (spec: Price) and of the tariff administration. Names are
@@ -76,36 +77,41 @@ const ParcelModelV3 = parcelModel({
   volume: 'Volume',
 });
 
-export const PriceRequestV2Schema = Type.Object(
-  {
-    customer_nr: CustomerNr('Customer number.'),
-    sender_zip: Zip('From postal code.'),
-    receiver_zip: Zip('To postal code.'),
-    volume_d3: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: 10_000_000, description: 'Volume in dm³.' }),
-    ),
-    weight: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Weight in kg.' })),
-    number_of_load_meters: Type.Optional(measure(10_000, 'Load meters (decimals accepted).')),
-    number_of_pallet_spaces: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000 })),
-    pickup_date: Type.Optional(DateTime('Pickup date; picks the tariff in force (default today).')),
-    unit_code: Type.Optional(UnitCode),
-    number_of_units: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'Default 1.' })),
-    product_type: Code('Product code, for example `43` (System).'),
-    service: Type.Optional(
-      Type.Array(Code('Service code.'), { maxItems: 50, description: 'Service codes, repeated in a URL.' }),
-    ),
-    parcels: Type.Optional(
-      Type.Array(ParcelModelV2, {
-        maxItems: 999,
-        description:
-          'Per-parcel measures; each parcel is priced on its own chargeable weight. In a URL: `parcels[0].weight=12&parcels[0].length=60…`.',
-      }),
-    ),
-    delivery_type: Type.Optional(DeliveryType),
-    payment_code: Type.Optional(PaymentCode),
-    payer_customer_nr: Type.Optional(CustomerNr('Extension: the paying customer for payment_code M or F.')),
-  },
-  { description: 'Unknown names are ignored, as ASP.NET model binding ignores them.' },
+export const PriceRequestV2Schema = named(
+  'PriceRequestV2',
+  Type.Object(
+    {
+      customer_nr: CustomerNr('Customer number.'),
+      sender_zip: Zip('From postal code.'),
+      receiver_zip: Zip('To postal code.'),
+      volume_d3: Type.Optional(
+        Type.Integer({ minimum: 0, maximum: 10_000_000, description: 'Volume in dm³.' }),
+      ),
+      weight: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Weight in kg.' })),
+      number_of_load_meters: Type.Optional(measure(10_000, 'Load meters (decimals accepted).')),
+      number_of_pallet_spaces: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000 })),
+      pickup_date: Type.Optional(DateTime('Pickup date; picks the tariff in force (default today).')),
+      unit_code: Type.Optional(UnitCode),
+      number_of_units: Type.Optional(
+        Type.Integer({ minimum: 1, maximum: 100_000, description: 'Default 1.' }),
+      ),
+      product_type: Code('Product code, for example `43` (System).'),
+      service: Type.Optional(
+        Type.Array(Code('Service code.'), { maxItems: 50, description: 'Service codes, repeated in a URL.' }),
+      ),
+      parcels: Type.Optional(
+        Type.Array(ParcelModelV2, {
+          maxItems: 999,
+          description:
+            'Per-parcel measures; each parcel is priced on its own chargeable weight. In a URL: `parcels[0].weight=12&parcels[0].length=60…`.',
+        }),
+      ),
+      delivery_type: Type.Optional(DeliveryType),
+      payment_code: Type.Optional(PaymentCode),
+      payer_customer_nr: Type.Optional(CustomerNr('Extension: the paying customer for payment_code M or F.')),
+    },
+    { description: 'Unknown names are ignored, as ASP.NET model binding ignores them.' },
+  ),
 );
 export type PriceRequestV2 = Static<typeof PriceRequestV2Schema>;
 
@@ -161,45 +167,51 @@ const Freight = Type.Object({
   }),
 });
 
-export const PriceResultV2Schema = Type.Object(
-  {
-    Freight,
-    Services: Type.Array(
-      Type.Object({
-        ServiceDescription: Type.String(),
-        ServiceCost: Amount,
-        CostTypeCode: Type.String({ description: 'The service code.' }),
-      }),
-    ),
-    Total: Amount,
-  },
-  {
-    examples: [
-      {
-        Freight: {
-          FreightCost: 459.51,
-          Details: [
-            { Description: 'Agreed freight', Cost: 432, CostTypeCode: 'FREIGHT' },
-            { Description: 'Main freight discount 10 %', Cost: -43.2, CostTypeCode: 'DISCOUNT' },
-            { Description: 'Energy addition 11.5 %', Cost: 44.71, CostTypeCode: 'ENERGY' },
-            { Description: 'Toll road addition', Cost: 26, CostTypeCode: 'TOLL' },
-          ],
+export const PriceResultV2Schema = named(
+  'PriceResultV2',
+  Type.Object(
+    {
+      Freight,
+      Services: Type.Array(
+        Type.Object({
+          ServiceDescription: Type.String(),
+          ServiceCost: Amount,
+          CostTypeCode: Type.String({ description: 'The service code.' }),
+        }),
+      ),
+      Total: Amount,
+    },
+    {
+      examples: [
+        {
+          Freight: {
+            FreightCost: 459.51,
+            Details: [
+              { Description: 'Agreed freight', Cost: 432, CostTypeCode: 'FREIGHT' },
+              { Description: 'Main freight discount 10 %', Cost: -43.2, CostTypeCode: 'DISCOUNT' },
+              { Description: 'Energy addition 11.5 %', Cost: 44.71, CostTypeCode: 'ENERGY' },
+              { Description: 'Toll road addition', Cost: 26, CostTypeCode: 'TOLL' },
+            ],
+          },
+          Services: [{ ServiceDescription: 'Pre-notice e-mail', ServiceCost: 3, CostTypeCode: '16' }],
+          Total: 462.51,
         },
-        Services: [{ ServiceDescription: 'Pre-notice e-mail', ServiceCost: 3, CostTypeCode: '16' }],
-        Total: 462.51,
-      },
-    ],
-  },
+      ],
+    },
+  ),
 );
 export type PriceResultV2 = Static<typeof PriceResultV2Schema>;
 
-export const PriceResultV3Schema = Type.Object({
-  Freight,
-  Services: Type.Array(
-    Type.Object({ ServiceName: Type.String(), ServiceCode: Type.String(), ServiceCost: Amount }),
-  ),
-  Total: Amount,
-});
+export const PriceResultV3Schema = named(
+  'PriceResultV3',
+  Type.Object({
+    Freight,
+    Services: Type.Array(
+      Type.Object({ ServiceName: Type.String(), ServiceCode: Type.String(), ServiceCost: Amount }),
+    ),
+    Total: Amount,
+  }),
+);
 export type PriceResultV3 = Static<typeof PriceResultV3Schema>;
 
 export const EuropePriceQuerySchema = Type.Object(
@@ -248,42 +260,45 @@ export const EuropePriceQuerySchema = Type.Object(
 export type EuropePriceQuery = Static<typeof EuropePriceQuerySchema>;
 
 const Text = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
-export const EuropePriceResultSchema = Type.Object(
-  {
-    Currency: Type.String(),
-    Total: Text('Total in `Currency`, 2 decimals; null when no price exists.'),
-    Details: Type.Object({
-      FreightPrice: Text('Freight after the terms, 2 decimals.'),
-      OtherCosts: Text('Sum of OtherCostsDetails.'),
-      OtherCostsDetails: Type.Union([
-        Type.Array(Type.Object({ Code: Type.String(), Description: Type.String(), Amount: Type.String() })),
-        Type.Null(),
-      ]),
-    }),
-    Error: Type.Union([Type.Object({ Code: Type.String(), Description: Type.String() }), Type.Null()], {
-      description: 'Set, with the price fields null, when no price can be produced.',
-    }),
-  },
-  {
-    examples: [
-      {
-        Currency: 'NOK',
-        Total: '2084.02',
-        Details: {
-          FreightPrice: '731.60',
-          OtherCosts: '1352.42',
-          OtherCostsDetails: [
-            { Code: 'DISCOUNT', Description: 'Main freight discount 10 %', Amount: '-73.16' },
-            { Code: 'ENERGY', Description: 'Energy addition 14 %', Amount: '92.18' },
-            { Code: 'EXPORT_CLEARANCE', Description: 'Export customs clearance', Amount: '460.20' },
-            { Code: 'IMPORT_CLEARANCE', Description: 'Import customs clearance', Amount: '578.20' },
-            { Code: 'DUTY_HANDLING', Description: 'Duty and VAT handling', Amount: '295.00' },
-          ],
+export const EuropePriceResultSchema = named(
+  'EuropePriceResult',
+  Type.Object(
+    {
+      Currency: Type.String(),
+      Total: Text('Total in `Currency`, 2 decimals; null when no price exists.'),
+      Details: Type.Object({
+        FreightPrice: Text('Freight after the terms, 2 decimals.'),
+        OtherCosts: Text('Sum of OtherCostsDetails.'),
+        OtherCostsDetails: Type.Union([
+          Type.Array(Type.Object({ Code: Type.String(), Description: Type.String(), Amount: Type.String() })),
+          Type.Null(),
+        ]),
+      }),
+      Error: Type.Union([Type.Object({ Code: Type.String(), Description: Type.String() }), Type.Null()], {
+        description: 'Set, with the price fields null, when no price can be produced.',
+      }),
+    },
+    {
+      examples: [
+        {
+          Currency: 'NOK',
+          Total: '2084.02',
+          Details: {
+            FreightPrice: '731.60',
+            OtherCosts: '1352.42',
+            OtherCostsDetails: [
+              { Code: 'DISCOUNT', Description: 'Main freight discount 10 %', Amount: '-73.16' },
+              { Code: 'ENERGY', Description: 'Energy addition 14 %', Amount: '92.18' },
+              { Code: 'EXPORT_CLEARANCE', Description: 'Export customs clearance', Amount: '460.20' },
+              { Code: 'IMPORT_CLEARANCE', Description: 'Import customs clearance', Amount: '578.20' },
+              { Code: 'DUTY_HANDLING', Description: 'Duty and VAT handling', Amount: '295.00' },
+            ],
+          },
+          Error: null,
         },
-        Error: null,
-      },
-    ],
-  },
+      ],
+    },
+  ),
 );
 export type EuropePriceResult = Static<typeof EuropePriceResultSchema>;
 

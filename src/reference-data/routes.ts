@@ -1,35 +1,38 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { authErrors, Nullable, problemResponses } from '../http/schemas';
+import { authErrors, Nullable, named, problemResponses } from '../http/schemas';
 import type { PostalCodeService } from './postal-codes';
 
-const PostalCode = Type.Object(
-  {
-    PostalCode: Type.String(),
-    Place: Type.String(),
-    MunicipalityCode: Type.String(),
-    Municipality: Type.String(),
-    CountyCode: Type.String(),
-    County: Type.String(),
-    Category: Type.String({
-      description: 'G street addresses, P PO boxes, B both, S service code, F several uses.',
-    }),
-    Terminal: Nullable(Type.String({ description: 'Code of the terminal that serves the postal code.' })),
-  },
-  {
-    examples: [
-      {
-        PostalCode: '0150',
-        Place: 'OSLO',
-        MunicipalityCode: '0301',
-        Municipality: 'Oslo',
-        CountyCode: '03',
-        County: 'Oslo',
-        Category: 'G',
-        Terminal: 'OSL',
-      },
-    ],
-  },
+const PostalCode = named(
+  'PostalCode',
+  Type.Object(
+    {
+      PostalCode: Type.String(),
+      Place: Type.String(),
+      MunicipalityCode: Type.String(),
+      Municipality: Type.String(),
+      CountyCode: Type.String(),
+      County: Type.String(),
+      Category: Type.String({
+        description: 'G street addresses, P PO boxes, B both, S service code, F several uses.',
+      }),
+      Terminal: Nullable(Type.String({ description: 'Code of the terminal that serves the postal code.' })),
+    },
+    {
+      examples: [
+        {
+          PostalCode: '0150',
+          Place: 'OSLO',
+          MunicipalityCode: '0301',
+          Municipality: 'Oslo',
+          CountyCode: '03',
+          County: 'Oslo',
+          Category: 'G',
+          Terminal: 'OSL',
+        },
+      ],
+    },
+  ),
 );
 
 export const postalCodeRoutes: FastifyPluginAsyncTypebox<{ postalCodes: PostalCodeService }> = async (

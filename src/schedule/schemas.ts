@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { TimeWindowSchema } from '../catalog/schemas';
 import { OSLO_DATETIME } from '../http/binding';
+import { named } from '../http/schemas';
 
 const Zip = (name: string) =>
   Type.String({
@@ -34,31 +35,34 @@ export const DeliveryDatesQuery = Type.Object({
   ),
 });
 
-export const DeliveryPlanSchema = Type.Object(
-  {
-    PickupDate: Type.String({ format: 'date' }),
-    EarliestDeliveryDate: Type.String({
-      format: 'date',
-      description: 'Pickup date plus the transit days between the terminals, in working days.',
-    }),
-    DeliveryDates: Type.Array(Type.String({ format: 'date' }), {
-      description:
-        'The valid desired delivery dates (`DeliveryDate`, service 35 Fix Day): working days from the earliest date up to 3 calendar days after it.',
-    }),
-    PickupWindow: TimeWindowSchema,
-    DeliveryWindow: TimeWindowSchema,
-  },
-  {
-    examples: [
-      {
-        PickupDate: '2026-11-23',
-        EarliestDeliveryDate: '2026-11-24',
-        DeliveryDates: ['2026-11-24', '2026-11-25', '2026-11-26', '2026-11-27'],
-        PickupWindow: { From: '08:00', To: '16:00' },
-        DeliveryWindow: { From: '08:00', To: '16:00' },
-      },
-    ],
-  },
+export const DeliveryPlanSchema = named(
+  'DeliveryDates',
+  Type.Object(
+    {
+      PickupDate: Type.String({ format: 'date' }),
+      EarliestDeliveryDate: Type.String({
+        format: 'date',
+        description: 'Pickup date plus the transit days between the terminals, in working days.',
+      }),
+      DeliveryDates: Type.Array(Type.String({ format: 'date' }), {
+        description:
+          'The valid desired delivery dates (`DeliveryDate`, service 35 Fix Day): working days from the earliest date up to 3 calendar days after it.',
+      }),
+      PickupWindow: TimeWindowSchema,
+      DeliveryWindow: TimeWindowSchema,
+    },
+    {
+      examples: [
+        {
+          PickupDate: '2026-11-23',
+          EarliestDeliveryDate: '2026-11-24',
+          DeliveryDates: ['2026-11-24', '2026-11-25', '2026-11-26', '2026-11-27'],
+          PickupWindow: { From: '08:00', To: '16:00' },
+          DeliveryWindow: { From: '08:00', To: '16:00' },
+        },
+      ],
+    },
+  ),
 );
 
 export const WorkingDaysQuery = Type.Object({

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Nullable } from '../http/schemas';
+import { Nullable, named } from '../http/schemas';
 
 const UUID_ERROR = 'The webhookId field must be a UUID, such as 3fa85f64-5717-4562-b3fc-2c963f66afa6.';
 
@@ -13,90 +13,98 @@ export const WebhookIdParams = Type.Object({
 });
 
 /** The spec's webhook record, field for field. */
-export const WebhookRecord = Type.Object(
-  {
-    uuid: Type.String({ format: 'uuid', description: 'Id of the webhook.' }),
-    eventValue: Type.String({ description: 'Value the webhook is tied to.' }),
-    eventValueType: Type.Integer({
-      description: 'Type of eventValue: 1 parcel number, 2 shipment id (GSIN), 3 customer number.',
-    }),
-    url: Type.String({ description: 'Address the webhook targets (deliveries are POSTed to it).' }),
-    customHeaders: Nullable(
-      Type.String({ description: 'A JSON object serialised as a string, holding header names and values.' }),
-    ),
-    secret: Type.String({ description: 'Secret chosen for validation by the owner; keys the signatures.' }),
-    expires: Type.String({
-      description: 'Expiry, Oslo time with its UTC offset (2027-01-23T10:15:00+01:00).',
-    }),
-  },
-  {
-    examples: [
-      {
-        uuid: '3fa85f64-5717-4562-b3fc-2c963f66afa6',
-        eventValue: '1000',
-        eventValueType: 3,
-        url: 'https://integrator.example/kolli/webhooks',
-        customHeaders: '{"X-Api-Key":"abc123"}',
-        secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
-        expires: '2027-01-23T10:15:00+01:00',
-      },
-    ],
-  },
+export const WebhookRecord = named(
+  'WebhookRecord',
+  Type.Object(
+    {
+      uuid: Type.String({ format: 'uuid', description: 'Id of the webhook.' }),
+      eventValue: Type.String({ description: 'Value the webhook is tied to.' }),
+      eventValueType: Type.Integer({
+        description: 'Type of eventValue: 1 parcel number, 2 shipment id (GSIN), 3 customer number.',
+      }),
+      url: Type.String({ description: 'Address the webhook targets (deliveries are POSTed to it).' }),
+      customHeaders: Nullable(
+        Type.String({
+          description: 'A JSON object serialised as a string, holding header names and values.',
+        }),
+      ),
+      secret: Type.String({ description: 'Secret chosen for validation by the owner; keys the signatures.' }),
+      expires: Type.String({
+        description: 'Expiry, Oslo time with its UTC offset (2027-01-23T10:15:00+01:00).',
+      }),
+    },
+    {
+      examples: [
+        {
+          uuid: '3fa85f64-5717-4562-b3fc-2c963f66afa6',
+          eventValue: '1000',
+          eventValueType: 3,
+          url: 'https://integrator.example/kolli/webhooks',
+          customHeaders: '{"X-Api-Key":"abc123"}',
+          secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+          expires: '2027-01-23T10:15:00+01:00',
+        },
+      ],
+    },
+  ),
 );
 export type WebhookRecord = Static<typeof WebhookRecord>;
 
 /** Body of `POST /v1/Webhooks` and `PUT /v1/Webhooks/{webhookId}`. */
-export const WebhookRequest = Type.Object(
-  {
-    eventValue: Type.String({
-      minLength: 1,
-      maxLength: 35,
-      description: 'The parcel number, shipment id or customer number the webhook listens to.',
-    }),
-    eventValueType: Type.Integer({
-      description: '1 parcel number (its events and its shipment’s), 2 shipment id, 3 customer number.',
-    }),
-    url: Type.String({
-      minLength: 1,
-      maxLength: 2048,
-      description:
-        "An https URL that accepts POST (http only on loopback when KOLLI_WEBHOOK_ALLOW_PRIVATE=1). Its host must resolve (the example's `integrator.example` does not: put your own). Private, loopback, link-local and metadata addresses are refused; redirects are not followed.",
-    }),
-    secret: Type.String({
-      minLength: 1,
-      maxLength: 256,
-      description:
-        'Keys the HMAC-SHA256 signatures: its UTF-8 bytes, or for `whsec_<base64>` the decoded bytes (Standard Webhooks).',
-    }),
-    customHeaders: Type.Optional(
-      Type.Union(
-        [Type.String({ maxLength: 30_000 }), Type.Record(Type.String(), Type.Unknown()), Type.Null()],
-        {
-          description:
-            'Headers sent with every delivery: a JSON object of string values serialised as a string (the object itself is accepted too). Reserved: host, content-type, content-length, connection, transfer-encoding, user-agent, hop-by-hop headers and webhook-*.',
-          'x-error': 'The customHeaders field must be a JSON object serialised as a string.',
-        },
-      ),
-    ),
-    expires: Type.Optional(
-      Type.String({
-        maxLength: 64,
-        description:
-          'When the registration stops delivering: ISO 8601 with a UTC offset (without one, Oslo time). Default: two months from now. Must be in the future.',
+export const WebhookRequest = named(
+  'WebhookRequest',
+  Type.Object(
+    {
+      eventValue: Type.String({
+        minLength: 1,
+        maxLength: 35,
+        description: 'The parcel number, shipment id or customer number the webhook listens to.',
       }),
-    ),
-  },
-  {
-    examples: [
-      {
-        eventValue: '1000',
-        eventValueType: 3,
-        url: 'https://integrator.example/kolli/webhooks',
-        secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
-        customHeaders: '{"X-Api-Key":"abc123"}',
-      },
-    ],
-  },
+      eventValueType: Type.Integer({
+        description: '1 parcel number (its events and its shipment’s), 2 shipment id, 3 customer number.',
+      }),
+      url: Type.String({
+        minLength: 1,
+        maxLength: 2048,
+        description:
+          "An https URL that accepts POST (http only on loopback when KOLLI_WEBHOOK_ALLOW_PRIVATE=1). Its host must resolve (the example's `integrator.example` does not: put your own). Private, loopback, link-local and metadata addresses are refused; redirects are not followed.",
+      }),
+      secret: Type.String({
+        minLength: 1,
+        maxLength: 256,
+        description:
+          'Keys the HMAC-SHA256 signatures: its UTF-8 bytes, or for `whsec_<base64>` the decoded bytes (Standard Webhooks).',
+      }),
+      customHeaders: Type.Optional(
+        Type.Union(
+          [Type.String({ maxLength: 30_000 }), Type.Record(Type.String(), Type.Unknown()), Type.Null()],
+          {
+            description:
+              'Headers sent with every delivery: a JSON object of string values serialised as a string (the object itself is accepted too). Reserved: host, content-type, content-length, connection, transfer-encoding, user-agent, hop-by-hop headers and webhook-*.',
+            'x-error': 'The customHeaders field must be a JSON object serialised as a string.',
+          },
+        ),
+      ),
+      expires: Type.Optional(
+        Type.String({
+          maxLength: 64,
+          description:
+            'When the registration stops delivering: ISO 8601 with a UTC offset (without one, Oslo time). Default: two months from now. Must be in the future.',
+        }),
+      ),
+    },
+    {
+      examples: [
+        {
+          eventValue: '1000',
+          eventValueType: 3,
+          url: 'https://integrator.example/kolli/webhooks',
+          secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+          customHeaders: '{"X-Api-Key":"abc123"}',
+        },
+      ],
+    },
+  ),
 );
 export type WebhookRequest = Static<typeof WebhookRequest>;
 
