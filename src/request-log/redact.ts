@@ -76,6 +76,28 @@ function redactValue(value: unknown, depth = 0): unknown {
   return value;
 }
 
+/**
+ * A problem answer redacted, but for its `errors`: the server's messages under the names of the
+ * fields they are about, which a name such as `secret` or `customHeaders` must not hide (the
+ * messages name a field or a header, never a value of one). Credentials written in text still go.
+ */
+function redactProblem(value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return redactValue(value);
+  const { errors, ...rest } = value as Record<string, unknown>;
+  const out = redactValue(rest) as Record<string, unknown>;
+  if (errors === null || typeof errors !== 'object' || Array.isArray(errors)) {
+    return errors === undefined ? out : { ...out, errors: redactValue(errors) };
+  }
+  const messages = (m: unknown) =>
+    Array.isArray(m)
+      ? m.map((t) => (typeof t === 'string' ? redactText(t) : redactValue(t)))
+      : redactValue(m);
+  return {
+    ...out,
+    errors: Object.fromEntries(Object.entries(errors).map(([field, m]) => [field, messages(m)])),
+  };
+}
+
 /** Every known secret value (the caller's own credential) replaced wherever it appears. */
 function redactKnown(text: string, known: readonly string[]): string {
   let out = text;
@@ -118,9 +140,10 @@ export function storedBody(
 ): string | null {
   if (body === undefined || body === null || body === '') return null;
   const stored = (text: string) => cap(redactKnown(text, known), maxBytes);
+  const redact = /problem\+json/i.test(contentType ?? '') ? redactProblem : redactValue;
   if (typeof body === 'object' && !(body instanceof Uint8Array)) {
     if (typeof (body as { pipe?: unknown }).pipe === 'function') return `[${contentType ?? 'stream'}]`;
-    return stored(JSON.stringify(redactValue(body)));
+    return stored(JSON.stringify(redact(body)));
   }
   if (body instanceof Uint8Array && !TEXTUAL.test(contentType ?? '')) {
     return `[${contentType ?? 'binary'}, ${body.byteLength} bytes]`;
@@ -129,7 +152,7 @@ export function storedBody(
   if (/json/i.test(contentType ?? '') || /^\s*[[{]/.test(text)) {
     try {
       const parsed: unknown = JSON.parse(text);
-      if (parsed !== null && typeof parsed === 'object') return stored(JSON.stringify(redactValue(parsed)));
+      if (parsed !== null && typeof parsed === 'object') return stored(JSON.stringify(redact(parsed)));
     } catch {
       // Not JSON after all: redacted as text below.
     }

@@ -79,3 +79,33 @@ describe('JSON text inside a string value', () => {
     expect(1 + depth).toBe(MAX_JSON_DEPTH); // the body's own object, then the text's
   });
 });
+
+describe('a problem answer', () => {
+  test('keeps the messages of fields named like secrets, and redacts the rest as any body', () => {
+    // Once `"customHeaders": "[redacted]"`: the request log hid why a registration was refused.
+    const problem = {
+      title: 'One or more validation errors occurred.',
+      detail: 'Bearer abc.def was refused',
+      token: 'tok-4711',
+      errors: {
+        customHeaders: ["The customHeaders name 'X Y' is not a valid HTTP header name."],
+        secret: ['The secret field must not be empty.', 'Basic dXNlcjpw'],
+      },
+    };
+    expect(
+      JSON.parse(store(JSON.stringify(problem), 'application/problem+json; charset=utf-8') ?? ''),
+    ).toEqual({
+      title: 'One or more validation errors occurred.',
+      detail: 'Bearer [redacted] was refused',
+      token: '[redacted]',
+      errors: {
+        customHeaders: ["The customHeaders name 'X Y' is not a valid HTTP header name."],
+        secret: ['The secret field must not be empty.', 'Basic [redacted]'],
+      },
+    });
+    // Any other answer's `errors` is a body like another.
+    expect(JSON.parse(store({ errors: { secret: 's3cr3t' } }) ?? '')).toEqual({
+      errors: { secret: '[redacted]' },
+    });
+  });
+});
