@@ -1498,20 +1498,6 @@ export interface components {
             /** @description Total excluding VAT, two decimals (negative on a credit note). */
             TotalKr: string;
         };
-        /**
-         * @example {
-         *       "Id": 10154,
-         *       "Name": "Kolli sandbox point OSLO 0154",
-         *       "Address": "Sandkassevegen 8",
-         *       "Zip": "0154",
-         *       "Place": "OSLO",
-         *       "Latitude": 59.9115,
-         *       "Longitude": 10.7475,
-         *       "DistanceKm": 0.42,
-         *       "OpeningHours": "Mo-Fr 09:00-17:00; Sa 10:00-15:00",
-         *       "Sandbox": true
-         *     }
-         */
         PickupPoint: {
             Address: string;
             DistanceKm: number | null;
@@ -6451,6 +6437,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "Id": 10271,
+                     *         "Name": "Kolli sandbox point OSLO 0271",
+                     *         "Address": "Sandkassevegen 27",
+                     *         "Zip": "0271",
+                     *         "Place": "OSLO",
+                     *         "Latitude": 59.9132,
+                     *         "Longitude": 10.7078,
+                     *         "DistanceKm": 2.53,
+                     *         "OpeningHours": "Mo-Fr 09:00-17:00; Sa 10:00-15:00",
+                     *         "Sandbox": true
+                     *       },
+                     *       {
+                     *         "Id": 10154,
+                     *         "Name": "Kolli sandbox point OSLO 0154",
+                     *         "Address": "Sandkassevegen 8",
+                     *         "Zip": "0154",
+                     *         "Place": "OSLO",
+                     *         "Latitude": 59.9115,
+                     *         "Longitude": 10.7475,
+                     *         "DistanceKm": 3.02,
+                     *         "OpeningHours": "Mo-Fr 09:00-17:00; Sa 10:00-15:00",
+                     *         "Sandbox": true
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["PickupPoint"][];
                 };
             };
@@ -6540,7 +6554,7 @@ export interface operations {
                      *       "Place": "OSLO",
                      *       "Latitude": 59.9115,
                      *       "Longitude": 10.7475,
-                     *       "DistanceKm": 0.42,
+                     *       "DistanceKm": null,
                      *       "OpeningHours": "Mo-Fr 09:00-17:00; Sa 10:00-15:00",
                      *       "Sandbox": true
                      *     }

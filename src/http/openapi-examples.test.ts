@@ -66,6 +66,8 @@ test('a real booking, its price, a price answer and an invoice report', async ()
     '/v1/shipment/list?postalcode=0154&customerid=1000&pickupFromDate=2026-11-23&pickupToDate=2026-11-23',
   );
   answers.getInvoiceDetails = await read('/v1/Invoice/GetInvoiceDetails?Customernr=1000&Invoicenr=1');
+  answers.listPickupPoints = await read('/v1/pickuppoints?postalCode=0150&limit=2');
+  answers.getPickupPoint = await read('/v1/pickuppoints/10154');
 
   // PRINT_EXAMPLES=<file> writes the answers, to update the examples after a deliberate change.
   if (process.env.PRINT_EXAMPLES) writeFileSync(process.env.PRINT_EXAMPLES, JSON.stringify(answers, null, 2));
@@ -79,6 +81,8 @@ test('a real booking, its price, a price answer and an invoice report', async ()
     'listShipmentEvents',
     'listShipments',
     'getInvoiceDetails',
+    'listPickupPoints',
+    'getPickupPoint',
   ]) {
     expect(answers[id], id).toEqual(example(id).responses?.[200]);
   }

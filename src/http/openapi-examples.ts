@@ -41,6 +41,20 @@ const PRICE_REQUEST = {
   pickup_date: '2026-11-23',
 };
 
+/** A sandbox pickup point, as `GET /v1/pickuppoints/10154` reads it (no distance: none was asked). */
+const PICKUP_POINT = {
+  Id: 10154,
+  Name: 'Kolli sandbox point OSLO 0154',
+  Address: 'Sandkassevegen 8',
+  Zip: '0154',
+  Place: 'OSLO',
+  Latitude: 59.9115,
+  Longitude: 10.7475,
+  DistanceKm: null,
+  OpeningHours: 'Mo-Fr 09:00-17:00; Sa 10:00-15:00',
+  Sandbox: true,
+};
+
 export const EXAMPLES: Record<string, OperationExamples> = {
   updateShipment: {
     request: BOOKING_EXAMPLE,
@@ -175,5 +189,24 @@ export const EXAMPLES: Record<string, OperationExamples> = {
       ],
     },
   },
+  // GET /v1/pickuppoints?postalCode=0150&limit=2: nearest first, with the distance.
+  listPickupPoints: {
+    responses: {
+      200: [
+        {
+          ...PICKUP_POINT,
+          Id: 10271,
+          Name: 'Kolli sandbox point OSLO 0271',
+          Address: 'Sandkassevegen 27',
+          Zip: '0271',
+          Latitude: 59.9132,
+          Longitude: 10.7078,
+          DistanceKm: 2.53,
+        },
+        { ...PICKUP_POINT, DistanceKm: 3.02 },
+      ],
+    },
+  },
+  getPickupPoint: { responses: { 200: PICKUP_POINT } },
   ...READ_EXAMPLES,
 };

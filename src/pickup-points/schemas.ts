@@ -10,43 +10,25 @@ const OpeningHours = Type.String({
 
 export const PickupPointSchema = named(
   'PickupPoint',
-  Type.Object(
-    {
-      Id: Type.Integer({ description: 'The `PickupPointId` to book with.' }),
-      Name: Type.String(),
-      Address: Type.String(),
-      Zip: Type.String(),
-      Place: Type.String(),
-      Latitude: Type.Number(),
-      Longitude: Type.Number(),
-      DistanceKm: Nullable(
-        Type.Number({
-          description:
-            'Great-circle distance from the requested postal code in kilometres (2 decimals); null when read by id.',
-        }),
-      ),
-      OpeningHours,
-      Sandbox: Type.Boolean({
-        description: 'True for the generated sandbox points, which are not real places.',
+  Type.Object({
+    Id: Type.Integer({ description: 'The `PickupPointId` to book with.' }),
+    Name: Type.String(),
+    Address: Type.String(),
+    Zip: Type.String(),
+    Place: Type.String(),
+    Latitude: Type.Number(),
+    Longitude: Type.Number(),
+    DistanceKm: Nullable(
+      Type.Number({
+        description:
+          'Great-circle distance from the requested postal code in kilometres (2 decimals); null when read by id.',
       }),
-    },
-    {
-      examples: [
-        {
-          Id: 10154,
-          Name: 'Kolli sandbox point OSLO 0154',
-          Address: 'Sandkassevegen 8',
-          Zip: '0154',
-          Place: 'OSLO',
-          Latitude: 59.9115,
-          Longitude: 10.7475,
-          DistanceKm: 0.42,
-          OpeningHours: 'Mo-Fr 09:00-17:00; Sa 10:00-15:00',
-          Sandbox: true,
-        },
-      ],
-    },
-  ),
+    ),
+    OpeningHours,
+    Sandbox: Type.Boolean({
+      description: 'True for the generated sandbox points, which are not real places.',
+    }),
+  }),
 );
 
 export const NearestQuery = Type.Object({
