@@ -244,6 +244,41 @@ describe('rules (400 naming every violated field)', () => {
     expect((await post(booking({ ...pp, ShipmentStatus: 'Draft' }))).statusCode).toBe(201);
   });
 
+  test('a service code is no address, and a PO-box code none a driver goes to', async () => {
+    // Once booked: 0018 and 0045 are business-reply codes, 0101 is PO boxes at Oslo's post office.
+    const refused = await post(booking({ PickupZip: '0101', RecipientZip: '0045', ReturnZip: '0018' }));
+    expect(refused.statusCode).toBe(400);
+    expect(errorsOf(refused)).toMatchObject({
+      PickupZip: ["Postal code 0101 is for PO boxes only: the pickup needs a street address's postal code."],
+      RecipientZip: ['Postal code 0045 is a service code, not used in addresses.'],
+      ReturnZip: ['Postal code 0018 is a service code, not used in addresses.'],
+    });
+    const toTheDoor = await post(booking({ RecipientZip: '0101', RecipientPlace: 'OSLO' }));
+    expect(errorsOf(toTheDoor)).toEqual({
+      RecipientZip: [
+        "Postal code 0101 is for PO boxes only: the delivery needs a street address's postal code.",
+      ],
+    });
+    expect(errorsOf(await post(booking({ RecipientZip: '0000' })))).toEqual({
+      RecipientZip: ['Postal code 0000 is not in the postal register.'],
+    });
+    // To a pickup point the parcels go to the point: the recipient's own code may be a PO box's.
+    const toAPoint = await post(
+      booking({
+        ProductCode: 'PP',
+        DeliveryType: 0,
+        RecipientZip: '0101',
+        RecipientPlace: 'OSLO',
+        PickupPointId: 19900,
+        PickupPointCompanyName: 'Kolli sandbox point KIRKENES 9900',
+        PickupPointAddress: 'Sandkassevegen 3',
+        PickupPointZip: '9900',
+        PickupPointPlace: 'KIRKENES',
+      }),
+    );
+    expect(toAPoint.statusCode, toAPoint.body).toBe(201);
+  });
+
   test('ReadyForPublish without weights and addresses reports all of them together', async () => {
     const res = await post({
       ShipmentStatus: 'ReadyForPublish',

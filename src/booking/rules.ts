@@ -102,21 +102,39 @@ export function addressesOf(body: ShipmentUpdate): ShipmentAddresses {
   };
 }
 
-/** Norwegian zips are 4 digits and must be in the postal register; foreign ones are free text. */
-export function checkZips(addresses: ShipmentAddresses, known: ReadonlySet<string>, v: Violations): void {
+/**
+ * Norwegian zips are 4 digits and must be in the postal register (`categories`: each known code's
+ * category); foreign ones are free text. A service code (`S`, business reply) is no address at all,
+ * and a PO-box code (`P`) is none a driver can go to: not for a pickup, nor for a recipient the
+ * parcels go to the door of (with a pickup point they go to the point).
+ */
+export function checkZips(
+  addresses: ShipmentAddresses,
+  categories: ReadonlyMap<string, string>,
+  v: Violations,
+): void {
   for (const [prefix, block] of Object.entries(addresses) as [string, AddressBlock | null][]) {
     if (!block?.Zip) continue;
     const field = `${prefix}Zip`;
     if (block.Country !== 'NO') continue;
     if (
-      v.check(
+      !v.check(
         field,
         /^\d{4}$/.test(block.Zip),
         `The ${field} field must be a Norwegian postal code of 4 digits.`,
       )
-    ) {
-      v.check(field, known.has(block.Zip), `Postal code ${block.Zip} is not in the postal register.`);
-    }
+    )
+      continue;
+    const category = categories.get(block.Zip);
+    if (!v.check(field, category !== undefined, `Postal code ${block.Zip} is not in the postal register.`))
+      continue;
+    v.check(field, category !== 'S', `Postal code ${block.Zip} is a service code, not used in addresses.`);
+    const atTheDoor = prefix === 'Pickup' || (prefix === 'Recipient' && !addresses.PickupPoint);
+    v.check(
+      field,
+      category !== 'P' || !atTheDoor,
+      `Postal code ${block.Zip} is for PO boxes only: the ${prefix === 'Pickup' ? 'pickup' : 'delivery'} needs a street address's postal code.`,
+    );
   }
 }
 

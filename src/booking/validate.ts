@@ -61,7 +61,7 @@ export async function validateRequest(
   const addresses = addressesOf(body);
   const customs = customsOf(body);
   const zips = Object.values(addresses).flatMap((a) => (a?.Zip && a.Country === 'NO' ? [a.Zip] : []));
-  checkZips(addresses, await deps.postalCodes.existing(zips), v);
+  checkZips(addresses, await deps.postalCodes.categoriesOf(zips), v);
   checkCustoms(addresses, customs, v);
 
   const customer = await deps.customers.known(body.CustomerId);

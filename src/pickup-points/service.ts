@@ -144,7 +144,7 @@ export function createPickupPointService({
 
     /** `judgeImport` against the register as the in-memory snapshot has it (a refused import's rest). */
     async checkImport(points: readonly Partial<PickupPointImport['PickupPoints'][number]>[]): Promise<void> {
-      judgeImport(points, await postalCodes.existing(zipsOf(points)));
+      judgeImport(points, new Set((await postalCodes.categoriesOf(zipsOf(points))).keys()));
     },
 
     /**

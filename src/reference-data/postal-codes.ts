@@ -193,11 +193,14 @@ export function createPostalCodeService({ db }: { db: Db }) {
 
     holdRegister,
 
-    /** Which of the given codes are in the register (from the in-memory register snapshot). */
-    async existing(codes: readonly string[]): Promise<Set<string>> {
-      if (codes.length === 0) return new Set();
-      const known = await register.get();
-      return new Set(codes.filter((c) => known.has(c)));
+    /**
+     * The category of each given code that is in the register (`G` street addresses, `P` PO boxes,
+     * `B` both, `S` service codes), from the in-memory register snapshot; a code not in it is absent.
+     */
+    async categoriesOf(codes: readonly string[]): Promise<Map<string, string>> {
+      if (codes.length === 0) return new Map();
+      const [known, categories] = await Promise.all([register.get(), register.categories()]);
+      return new Map(codes.filter((c) => known.has(c)).map((c) => [c, categories.get(c) ?? 'G']));
     },
 
     /** A code's serving terminal (null when it has none), or null when the code is not in the register. */

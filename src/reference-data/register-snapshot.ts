@@ -20,20 +20,29 @@ const sharedDatabase = (db: Db) => (db as unknown as { $client?: unknown }).$cli
 
 type RegisterSnapshot = ReadonlyMap<string, string | null>;
 
+/** The register as loaded: each code's terminal, and the category of each code that is not `G`. */
+interface Loaded {
+  map: RegisterSnapshot;
+  categories: ReadonlyMap<string, string>;
+  digest: string;
+}
+
 interface State {
-  codes: Promise<{ map: RegisterSnapshot; digest: string }>;
+  codes: Promise<Loaded>;
   checkedAt: number;
   /** The digest check under way, if one is. */
   checking: Promise<void> | null;
 }
 
 /** The codes, with the register's digest when it will be checked (`digest` then gives it). */
-async function load(
-  db: Db,
-  digest: Promise<string> | null,
-): Promise<{ map: RegisterSnapshot; digest: string }> {
+async function load(db: Db, digest: Promise<string> | null): Promise<Loaded> {
   const [known, rows] = await Promise.all([digest ?? '', allCodesWithTerminals(db)]);
-  return { map: new Map(rows.map((r) => [r.code, r.terminal])), digest: known };
+  return {
+    map: new Map(rows.map((r) => [r.code, r.terminal])),
+    // Street addresses (`G`) are nearly all codes; only the others need saying.
+    categories: new Map(rows.filter((r) => r.category !== 'G').map((r) => [r.code, r.category])),
+    digest: known,
+  };
 }
 
 function createSnapshot(db: Db) {
@@ -70,18 +79,22 @@ function createSnapshot(db: Db) {
       // Keep the snapshot; the next interval checks again.
     }
   }
+  async function loaded(): Promise<Loaded> {
+    if (!state) state = fresh();
+    const current = state;
+    if (checked) {
+      const age = Date.now() - current.checkedAt;
+      // Checked in the background from half the interval; past it (an idle process), waited for.
+      if (age > REGISTER_CHECK_MS) await (current.checking ?? check(current));
+      else if (age > REGISTER_CHECK_MS / 2 && !current.checking) void check(current);
+    }
+    return current.codes;
+  }
   return {
-    async get(): Promise<RegisterSnapshot> {
-      if (!state) state = fresh();
-      const current = state;
-      if (checked) {
-        const age = Date.now() - current.checkedAt;
-        // Checked in the background from half the interval; past it (an idle process), waited for.
-        if (age > REGISTER_CHECK_MS) await (current.checking ?? check(current));
-        else if (age > REGISTER_CHECK_MS / 2 && !current.checking) void check(current);
-      }
-      return (await current.codes).map;
-    },
+    /** Every code and its serving terminal. */
+    get: async (): Promise<RegisterSnapshot> => (await loaded()).map,
+    /** The category of every code that is not `G` (street addresses): `P`, `B`, `S`, `F`. */
+    categories: async (): Promise<ReadonlyMap<string, string>> => (await loaded()).categories,
     clear(): void {
       state = null;
     },

@@ -63,8 +63,10 @@ export async function findCode(db: DbOrTx, postalCode: string): Promise<PostalCo
 /** Every code of the register with its serving terminal (for the in-memory snapshot; ~5 000 rows). */
 export async function allCodesWithTerminals(
   db: DbOrTx,
-): Promise<{ code: string; terminal: string | null }[]> {
-  return db.select({ code: postalCodes.postalCode, terminal: postalCodes.terminal }).from(postalCodes);
+): Promise<{ code: string; terminal: string | null; category: string }[]> {
+  return db
+    .select({ code: postalCodes.postalCode, terminal: postalCodes.terminal, category: postalCodes.category })
+    .from(postalCodes);
 }
 
 /**
