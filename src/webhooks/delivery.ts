@@ -79,7 +79,9 @@ export type DeliveryEngine = ReturnType<typeof createDeliveryEngine>;
 export function createDeliveryEngine(options: DeliveryOptions) {
   const db = options.db;
   const clock = options.clock ?? (() => new Date());
-  const leaseMs = options.leaseMs ?? 60 * SECOND;
+  // An attempt ends within its send timeout; the lease adds room to record it. Any longer only keeps
+  // a dead process's registrations waiting (one attempt in flight each) before another takes over.
+  const leaseMs = options.leaseMs ?? (options.timeoutMs ?? DEFAULT_TIMEOUT_MS) + 10 * SECOND;
   const owner = options.owner ?? `worker:${randomUUID()}`;
   const share = options.share ?? FAIR_SHARE;
   const agents = createGuardedAgents(options.allowPrivate);
