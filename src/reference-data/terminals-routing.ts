@@ -152,7 +152,8 @@ export interface TransitRow {
 
 /**
  * The transit time of every ordered terminal pair: the distance band, overridden by the documented
- * exceptions, with Svalbard routed through its gateway. Symmetric by construction.
+ * exceptions, with Svalbard routed through its gateway, and then no longer than the quickest way
+ * through other terminals (`shortestRoutes`). Symmetric by construction.
  */
 export function transitMatrix(candidates: readonly TerminalPoint[]): TransitRow[] {
   const byCode = new Map(candidates.map((t) => [t.code, t]));
@@ -185,5 +186,33 @@ export function transitMatrix(candidates: readonly TerminalPoint[]): TransitRow[
       rows.push({ fromTerminal: a.code, toTerminal: b.code, ...result });
     }
   }
-  return rows;
+  return shortestRoutes(rows);
+}
+
+/**
+ * The rows with each pair's days cut to its quickest way through other terminals (Floyd–Warshall):
+ * a pair is never promised slower than going through a hub, such as Oslo to Namsos (3 days by
+ * distance) through Trondheim (1 + 1 on the overnight trunk line). A shortened pair names its way.
+ */
+export function shortestRoutes(rows: readonly TransitRow[]): TransitRow[] {
+  const codes = [...new Set(rows.map((r) => r.fromTerminal))];
+  const best = new Map(rows.map((r) => [`${r.fromTerminal}>${r.toTerminal}`, { ...r }]));
+  const at = (a: string, b: string) => best.get(`${a}>${b}`);
+  for (const via of codes) {
+    for (const a of codes) {
+      const first = at(a, via);
+      if (!first || a === via) continue;
+      for (const b of codes) {
+        const second = at(via, b);
+        const direct = at(a, b);
+        if (!second || !direct || b === via || b === a) continue;
+        const days = first.days + second.days;
+        if (days < direct.days) {
+          direct.days = days;
+          direct.basis = `through ${via}: ${first.days} + ${second.days} days`;
+        }
+      }
+    }
+  }
+  return rows.map((r) => best.get(`${r.fromTerminal}>${r.toTerminal}`) as TransitRow);
 }

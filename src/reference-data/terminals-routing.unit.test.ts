@@ -109,4 +109,20 @@ describe('transit days', () => {
     expect(days.get('OSL>LYR')?.days).toBe((days.get('OSL>TOS')?.days ?? 0) + 2);
     expect(days.get('LYR>LYR')?.days).toBe(1);
   });
+
+  test('no pair is promised slower than a way through another terminal', () => {
+    // Once Oslo–Namsos took 3 days by distance, while Oslo–Trondheim–Namsos takes 1 + 1.
+    const withNamsos = transitMatrix([...T, { code: 'NAM', lat: 64.4663, lon: 11.4958 }]);
+    const d = new Map(withNamsos.map((r) => [`${r.fromTerminal}>${r.toTerminal}`, r]));
+    expect(d.get('OSL>NAM')).toMatchObject({ days: 2, basis: 'through TRD: 1 + 1 days' });
+    expect(d.get('NAM>OSL')?.days).toBe(2);
+    const codes = [...new Set(withNamsos.map((r) => r.fromTerminal))];
+    const at = (a: string, b: string) => d.get(`${a}>${b}`)?.days ?? Number.NaN;
+    for (const a of codes)
+      for (const b of codes)
+        for (const via of codes) {
+          if (a !== b && via !== a && via !== b)
+            expect(at(a, b), `${a}>${b} via ${via}`).toBeLessThanOrEqual(at(a, via) + at(via, b));
+        }
+  });
 });
