@@ -31,7 +31,16 @@ export async function bookPage(main, { session }) {
     PickupAddress: input('PickupAddress'),
     PickupZip: input('PickupZip', { inputmode: 'numeric', maxlength: 4 }),
     PickupPlace: input('PickupPlace'),
+    // A private recipient (`DeliveryType` 0) is named by first and last name; B2C products default to one.
+    DeliveryType: h(
+      'select',
+      { name: 'DeliveryType' },
+      h('option', { value: 'Company' }, 'Bedrift'),
+      h('option', { value: 'Private' }, 'Privatperson'),
+    ),
     RecipientCompanyName: input('RecipientCompanyName'),
+    RecipientFirstName: input('RecipientFirstName', { autocomplete: 'given-name' }),
+    RecipientLastName: input('RecipientLastName', { autocomplete: 'family-name' }),
     RecipientAddress: input('RecipientAddress'),
     RecipientZip: input('RecipientZip', { inputmode: 'numeric', maxlength: 4 }),
     RecipientPlace: input('RecipientPlace'),
@@ -53,6 +62,15 @@ export async function bookPage(main, { session }) {
   const book = h('button', { type: 'submit' }, 'Book');
 
   const chosenServices = () => [...serviceBox.querySelectorAll('input:checked')].map((i) => i.value);
+  const isPrivate = () => c.DeliveryType.value === 'Private';
+
+  /** The recipient's name fields of the chosen type alone (a hidden field is not sent). */
+  function drawRecipientType() {
+    c.RecipientCompanyName.closest('.field').hidden = isPrivate();
+    c.RecipientFirstName.closest('.field').hidden = !isPrivate();
+    c.RecipientLastName.closest('.field').hidden = !isPrivate();
+  }
+  const productSegment = () => products.find((p) => p.ProductCode === c.ProductCode.value)?.Segment;
 
   function drawServices() {
     const product = products.find((p) => p.ProductCode === c.ProductCode.value);
@@ -118,6 +136,7 @@ export async function bookPage(main, { session }) {
             sender_zip: from,
             receiver_zip: to,
             product_type: c.ProductCode.value,
+            delivery_type: c.DeliveryType.value,
             weight: Math.ceil(kg),
             service: chosenServices(),
             parcels: [parcel],
@@ -156,7 +175,13 @@ export async function bookPage(main, { session }) {
       'fieldset',
       {},
       h('legend', {}, 'Produkt'),
-      h('div', { class: 'grid' }, field('Produkt', c.ProductCode), field('Referanse', c.SenderReference)),
+      h(
+        'div',
+        { class: 'grid' },
+        field('Produkt', c.ProductCode),
+        field('Mottakertype', c.DeliveryType),
+        field('Referanse', c.SenderReference),
+      ),
       h('p', {}, 'Tilleggstjenester'),
       serviceBox,
     ),
@@ -181,6 +206,8 @@ export async function bookPage(main, { session }) {
         'div',
         { class: 'grid' },
         field('Firma', c.RecipientCompanyName),
+        field('Fornavn', c.RecipientFirstName),
+        field('Etternavn', c.RecipientLastName),
         field('Adresse', c.RecipientAddress),
         field('Postnummer', c.RecipientZip),
         field('Poststed', c.RecipientPlace),
@@ -207,7 +234,13 @@ export async function bookPage(main, { session }) {
   );
 
   c.ProductCode.addEventListener('change', () => {
+    c.DeliveryType.value = productSegment() === 'B2C' ? 'Private' : 'Company';
+    drawRecipientType();
     drawServices();
+    refresh();
+  });
+  c.DeliveryType.addEventListener('change', () => {
+    drawRecipientType();
     refresh();
   });
   for (const k of ['Weight', 'Length', 'Width', 'Height']) c[k].addEventListener('input', refresh);
@@ -222,14 +255,16 @@ export async function bookPage(main, { session }) {
       ShipmentStatus: 'Published',
       CustomerId: session.customerNr,
       ProductCode: c.ProductCode.value,
-      DeliveryType: 1,
+      DeliveryType: c.DeliveryType.value,
       Services: chosenServices(),
       SenderReference: v('SenderReference'),
       PickupCompanyName: v('PickupCompanyName'),
       PickupAddress: v('PickupAddress'),
       PickupZip: v('PickupZip'),
       PickupPlace: v('PickupPlace'),
-      RecipientCompanyName: v('RecipientCompanyName'),
+      RecipientCompanyName: isPrivate() ? undefined : v('RecipientCompanyName'),
+      RecipientFirstName: isPrivate() ? v('RecipientFirstName') : undefined,
+      RecipientLastName: isPrivate() ? v('RecipientLastName') : undefined,
       RecipientAddress: v('RecipientAddress'),
       RecipientZip: v('RecipientZip'),
       RecipientPlace: v('RecipientPlace'),
@@ -310,6 +345,8 @@ export async function bookPage(main, { session }) {
     first?.focus();
   }
 
+  c.DeliveryType.value = productSegment() === 'B2C' ? 'Private' : 'Company';
+  drawRecipientType();
   drawServices();
   main.replaceChildren(form);
 }

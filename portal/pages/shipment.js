@@ -172,12 +172,16 @@ export async function shipmentPage(main, { session, params }) {
             'button',
             {
               type: 'button',
+              'data-advance': '',
               onclick: async (e) => {
                 e.target.disabled = true;
                 try {
                   const r = await api(`/sandbox/shipments/${id}/advance`, { method: 'POST' });
                   toast(`Ny hendelse: ${EVENT_NAMES[r.EventType] ?? r.EventType}`);
-                  await drawTimeline();
+                  // Read again, whole: a pickup scan moves the pickup date, and the price may follow.
+                  await shipmentPage(main, { session, params });
+                  main.querySelector('[data-advance]')?.focus();
+                  return;
                 } catch (err) {
                   toast(err.message);
                 } finally {

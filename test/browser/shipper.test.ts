@@ -79,7 +79,10 @@ describe.skipIf(!hasChromium)('portal: the shipper’s path', () => {
     const timeline = page.getByRole('list', { name: 'Statushistorikk' });
     expect(await page.getByTestId('status').textContent()).toBe('Booket');
     for (const step of ['Hentet', 'Ankommet terminal', 'Ute for levering', 'Levert']) {
+      // The whole shipment is read again: a pickup scan moves its pickup date (once left stale).
+      const reread = page.waitForRequest((r) => /\/v2\/Shipment\/\d+$/.test(r.url()) && r.method() === 'GET');
       await advance.click();
+      await reread;
       await expect.poll(() => timeline.textContent()).toContain(step);
       // The status is the latest scan's.
       await expect.poll(() => page.getByTestId('status').textContent()).toBe(step);
@@ -186,5 +189,38 @@ describe.skipIf(!hasChromium)('portal: the shipper’s path', () => {
     expect(draft.statusCode, draft.body).toBe(201);
     await page.goto(`${base}/portal/#/shipment/${draft.json().ShipmentId}`);
     await expect.poll(() => page.getByTestId('price').textContent()).toMatch(/kr.*ikke booket ennå/);
+  }, 120_000);
+
+  test('a B2C product books a private recipient by first and last name', async () => {
+    // Once every booking was sent as to a company, so a private recipient could not be booked.
+    const { page, base } = p;
+    await page.evaluate('sessionStorage.clear()');
+    await signIn(page, base, key);
+    await page.getByLabel('Produkt', { exact: true }).selectOption('HE');
+    expect(await page.getByLabel('Mottakertype').inputValue()).toBe('Private');
+    expect(await page.getByLabel('Firma').nth(1).isVisible()).toBe(false);
+    await page.getByLabel('Firma').first().fill('Demo Kunde AS');
+    await page.getByLabel('Adresse').first().fill('Karl Johans gate 1');
+    await page.getByLabel('Postnummer').first().fill('0154');
+    await page.getByLabel('Fornavn').fill('Kari');
+    await page.getByLabel('Etternavn').fill('Nordmann');
+    await page.getByLabel('Adresse').nth(1).fill('Bryggen 1');
+    await page.getByLabel('Postnummer').nth(1).fill('5003');
+    await expect.poll(() => page.getByLabel('Poststed').nth(1).inputValue()).toBe('BERGEN');
+    await page.getByLabel('Vekt (kg)').fill('5');
+    await page.getByTestId('quote-total').waitFor();
+    await page.getByRole('button', { name: 'Book' }).click();
+    await page.getByRole('heading', { name: /^Sending \d{17}$/ }).waitFor();
+    const id = (await page.getByRole('heading', { level: 1 }).textContent())?.replace('Sending ', '');
+    const [record] = (await p.ctx.app.inject({ url: `/v2/Shipment/${id}`, headers: bearer(key) })).json() as {
+      DeliveryType: number;
+      Addresses: { AddressTypeId: number; FirstName: string; LastName: string }[];
+    }[];
+    expect(record?.DeliveryType).toBe(0);
+    expect(record?.Addresses.find((a) => a.AddressTypeId === 2)).toMatchObject({
+      FirstName: 'Kari',
+      LastName: 'Nordmann',
+    });
+    await expectAccessible(page, 'book to a private recipient');
   }, 120_000);
 });
