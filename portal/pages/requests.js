@@ -15,7 +15,11 @@ export function curlOf(entry, origin = location.origin) {
   ];
   if (entry.RequestContentType) parts.push(`-H ${quote(`Content-Type: ${entry.RequestContentType}`)}`);
   if (entry.RequestBody) parts.push(`--data-raw ${quote(entry.RequestBody)}`);
-  return parts.join(' \\\n  ');
+  const command = parts.join(' \\\n  ');
+  // A secret was never stored: the command says so rather than sending "[redacted]" as one.
+  return entry.RequestBody?.includes('[redacted]')
+    ? `# Fyll inn verdiene som er lagret som [redacted] før du kjører kommandoen.\n${command}`
+    : command;
 }
 
 function pretty(text) {
@@ -84,7 +88,12 @@ export async function requestsPage(main) {
           { class: 'actions' },
           h(
             'button',
-            { type: 'button', class: 'secondary', onclick: () => copy(curlOf(e)) },
+            {
+              type: 'button',
+              class: 'secondary',
+              'aria-label': `Kopier som curl: ${e.Method} ${e.Path}`,
+              onclick: () => copy(curlOf(e)),
+            },
             'Kopier som curl',
           ),
         ),

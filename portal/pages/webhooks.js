@@ -5,6 +5,8 @@ import { field, h, setError, table, toast } from '../dom.js';
 import { instantMs, moment } from '../format.js';
 
 const TYPES = { 1: 'Kollinummer', 2: 'Sendingsnummer', 3: 'Kundenummer' };
+/** A delivery's `status`, said in the portal's language. */
+const DELIVERY_STATUS = { pending: 'venter', succeeded: 'levert', failed: 'mislyktes' };
 
 /** The Standard Webhooks signature an attempt carried, recomputed in the browser from the secret. */
 async function signature(secret, id, startedAt, payload) {
@@ -119,7 +121,7 @@ async function deliveriesView(hook) {
           h(
             'span',
             { class: d.status === 'succeeded' ? 'status-good' : d.status === 'failed' ? 'status-bad' : '' },
-            d.status,
+            DELIVERY_STATUS[d.status] ?? d.status,
           ),
           ` · ${d.attempts.length} forsøk`,
         ),

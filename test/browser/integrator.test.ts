@@ -83,7 +83,7 @@ describe.skipIf(!hasChromium)('portal: the integrator’s path and tenancy', () 
     await page.getByRole('button', { name: 'Send test' }).click();
     const delivery = page.locator('details.delivery').first();
     await delivery.waitFor();
-    expect(await delivery.locator('summary').textContent()).toContain('succeeded');
+    expect(await delivery.locator('summary').textContent()).toContain('levert');
     await delivery.locator('summary').click();
     expect(received).toHaveLength(1);
     // The signature the page shows is the one the target received.
@@ -113,6 +113,18 @@ describe.skipIf(!hasChromium)('portal: the integrator’s path and tenancy', () 
     expect(curl).toContain('-H "Authorization: Bearer $KOLLI_API_KEY"'); // the shell expands it
     expect(curl).not.toContain(key);
     await screenshot(page, 'request-log');
+    // The webhook's registration: its secret was never stored, and the command says so.
+    await page.getByLabel('Status').selectOption('');
+    await page.getByLabel('Sti inneholder').fill('Webhooks');
+    await page.getByRole('button', { name: 'Filtrer' }).click();
+    const registration = page
+      .locator('details.request')
+      .filter({ has: page.locator('summary', { hasText: /POST \/v1\/Webhooks ·/ }) });
+    await registration.first().locator('summary').click();
+    expect(await registration.first().locator('pre.curl').textContent()).toMatch(
+      /^# Fyll inn verdiene som er lagret som \[redacted\]/,
+    );
+    await page.getByRole('button', { name: 'Kopier som curl: POST /v1/Webhooks', exact: true }).first().waitFor();
     await expectAccessible(page, 'request log');
 
     // On a phone: nothing wider than the screen, still accessible, a long query string included.
