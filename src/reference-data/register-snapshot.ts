@@ -79,14 +79,15 @@ function createSnapshot(db: Db) {
       // Keep the snapshot; the next interval checks again.
     }
   }
-  async function loaded(): Promise<Loaded> {
+  /** The register, fresh enough; no promise of its own on the common path (the price route's). */
+  function loaded(): Promise<Loaded> {
     if (!state) state = fresh();
     const current = state;
     if (checked) {
       const age = Date.now() - current.checkedAt;
       // Checked in the background from half the interval; past it (an idle process), waited for.
-      if (age > REGISTER_CHECK_MS) await (current.checking ?? check(current));
-      else if (age > REGISTER_CHECK_MS / 2 && !current.checking) void check(current);
+      if (age > REGISTER_CHECK_MS) return (current.checking ?? check(current)).then(() => current.codes);
+      if (age > REGISTER_CHECK_MS / 2 && !current.checking) void check(current);
     }
     return current.codes;
   }
