@@ -54,27 +54,47 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
   const auditPruning = scheduleAuditPruning(services.audit, app.log, holder);
   const idempotencyPruning = scheduleIdempotencyPruning(services.idempotency, app.log, holder);
   const vacuum = scheduleEmbeddedVacuum(database, app.log, holder);
-  closeWithGrace({ delay: config.shutdownDrainMs + 20_000 }, async ({ err, signal }) => {
-    if (err) app.log.error({ err }, 'shutting down after an error');
-    else app.log.info({ signal }, 'shutting down');
-    // /readyz answers 503 first, so the balancer takes this host out while it still serves; no new
-    // ticks (a run in progress commits or rolls back); no new webhook claims, and the attempts in
-    // flight (10 s send timeout) finish and are recorded.
-    draining = true;
-    await Promise.all([
-      invoicing?.stop(),
-      pruning.stop(),
-      auditPruning.stop(),
-      idempotencyPruning.stop(),
-      vacuum?.stop(),
-      worker?.stop(11_000),
-      new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs)),
-    ]);
-    await app.close(); // stops accepting, lets in-flight requests finish
-    await database.close();
-  });
+  // A cluster worker is stopped by its primary (`SHUTDOWN`, below) and by the signal its process
+  // group gets, such as systemd's SIGTERM to the whole group: the two are one request to stop, and
+  // neither is a second signal that forces an exit (forcing is the primary's, on its own second one).
+  const inCluster = cluster.isWorker;
+  let asked: string | undefined;
+  const grace = closeWithGrace(
+    { delay: config.shutdownDrainMs + 20_000, ...(inCluster && { skip: ['SIGTERM', 'SIGINT'] }) },
+    async ({ err, signal }) => {
+      if (err) app.log.error({ err }, 'shutting down after an error');
+      else app.log.info({ signal: signal ?? asked }, 'shutting down');
+      // /readyz answers 503 first, so the balancer takes this host out while it still serves; no new
+      // ticks (a run in progress commits or rolls back); no new webhook claims, and the attempts in
+      // flight (10 s send timeout) finish and are recorded.
+      draining = true;
+      await Promise.all([
+        invoicing?.stop(),
+        pruning.stop(),
+        auditPruning.stop(),
+        idempotencyPruning.stop(),
+        vacuum?.stop(),
+        worker?.stop(11_000),
+        new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs)),
+      ]);
+      await app.close(); // stops accepting, lets in-flight requests finish
+      await database.close();
+    },
+  );
+  if (inCluster) {
+    const stop = (why: string) => {
+      if (asked) return;
+      asked = why;
+      void grace.close();
+    };
+    process.on('message', (message) => message === SHUTDOWN && stop('primary'));
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => stop(signal));
+  }
   await app.listen({ port: config.port, host: config.host });
 }
+
+/** The primary's message to a cluster worker: drain and stop, as on SIGTERM. */
+const SHUTDOWN = 'kolli:shutdown';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -96,10 +116,18 @@ async function main(): Promise<void> {
         cluster.fork();
       }
     });
+    // The workers are asked over IPC, not with the signal: when the whole process group got it too
+    // (systemd, Ctrl-C), a forwarded copy would be each worker's second signal and end it at once,
+    // without draining. A second signal to the primary does force: the workers are killed.
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       process.on(signal, () => {
+        const workers = Object.values(cluster.workers ?? {});
+        if (stopping) {
+          for (const worker of workers) worker?.process.kill('SIGKILL');
+          process.exit(1);
+        }
         stopping = true;
-        for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
+        for (const worker of workers) worker?.send(SHUTDOWN);
       });
     }
     return;

@@ -14,7 +14,7 @@ import { type Database, type OpenOptions, openDatabase } from '../src/db/client'
 
 export const ADMIN_KEY = 'test-admin-key-0123456789abcdef';
 
-const withDatabase = (url: string, name: string) => {
+export const withDatabase = (url: string, name: string) => {
   const u = new URL(url);
   u.pathname = `/${name}`;
   return u.toString();

@@ -124,7 +124,10 @@ describe.skipIf(!hasChromium)('portal: the integrator’s path and tenancy', () 
     expect(await registration.first().locator('pre.curl').textContent()).toMatch(
       /^# Fyll inn verdiene som er lagret som \[redacted\]/,
     );
-    await page.getByRole('button', { name: 'Kopier som curl: POST /v1/Webhooks', exact: true }).first().waitFor();
+    await page
+      .getByRole('button', { name: 'Kopier som curl: POST /v1/Webhooks', exact: true })
+      .first()
+      .waitFor();
     await expectAccessible(page, 'request log');
 
     // On a phone: nothing wider than the screen, still accessible, a long query string included.

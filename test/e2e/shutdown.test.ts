@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, expect, test } from 'vitest';
+import pg from 'pg';
+import { afterAll, expect, inject, test } from 'vitest';
+import { withDatabase } from '../helpers';
 import { freePort, groupEnded, runNpm } from '../processes';
 
 const ADMIN_KEY = 'e2e-admin-key-0123456789abcdef';
@@ -70,3 +72,53 @@ test('SIGTERM: /readyz turns 503 first while requests are still served, in-fligh
   // Not before the drain time: it kept serving while the balancer noticed.
   expect(Date.now() - signalled).toBeGreaterThanOrEqual(2500);
 }, 120_000);
+
+const postgres = process.env.TEST_DATABASE_URL;
+
+test.skipIf(!postgres)(
+  'KOLLI_WORKERS=2: SIGTERM to the whole process group drains every worker, none forced out',
+  async () => {
+    // Once each worker had the signal twice (its group's, and the primary's copy), took the second as
+    // "force", and exited at once: no drain, requests in flight cut (systemd signals the whole group).
+    const url = postgres as string;
+    const name = `kolli_cluster_${Date.now()}`;
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`create database ${name} template ${inject('postgresTemplate')}`);
+    try {
+      const port = await freePort();
+      const base = `http://127.0.0.1:${port}`;
+      const server = runNpm('start', {
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATABASE_URL: withDatabase(url, name),
+        KOLLI_DATA_DIR: dataDir,
+        KOLLI_ADMIN_KEY: ADMIN_KEY,
+        KOLLI_WORKERS: '2',
+        KOLLI_SHUTDOWN_DRAIN_MS: '2000',
+        LOG_LEVEL: 'info',
+      });
+      const deadline = Date.now() + 60_000;
+      while ((await status(`${base}/readyz`)) !== 200) {
+        if (Date.now() > deadline) throw new Error(`server did not start:\n${server.output()}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      const signalled = Date.now();
+      if (server.child.pid) process.kill(-server.child.pid, 'SIGTERM');
+      // Both workers drain: not ready, still serving, for the drain time.
+      let readyz = 200;
+      while (readyz === 200 && Date.now() - signalled < 1500) readyz = await status(`${base}/readyz`);
+      expect(readyz, server.output()).toBe(503);
+      expect(await status(`${base}/healthz`)).toBe(200);
+      expect([0, 'SIGTERM']).toContain(await groupEnded(server));
+      expect(Date.now() - signalled).toBeGreaterThanOrEqual(2000);
+      const output = server.output();
+      expect(output).not.toMatch(/second SIG(TERM|INT), exiting/);
+      expect(output.match(/"msg":"shutting down"/g)).toHaveLength(2);
+    } finally {
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    }
+  },
+  120_000,
+);
