@@ -10,7 +10,7 @@ import { priceAhead, StaleQuote } from './publish';
 import { labelDestinationZip, labelShipmentOf, recordsOf } from './records';
 import { payerOf, type ShipmentStatus, STATUS, STATUS_NAMES } from './rules';
 import type { ShipmentRecordT, ShipmentUpdate } from './schemas';
-import { createBookingReadStore, type RecordedScan } from './store/read-models';
+import { createBookingReadStore, type ScanFacts } from './store/read-models';
 import { createSerialSource } from './store/serials';
 import { createBookingStore, type ShipmentRow } from './store/shipments';
 import { validateRequest } from './validate';
@@ -224,9 +224,8 @@ export function createBookingService(deps: BookingDeps) {
     /** Locks shipments for scans (in id order), in the scans' transaction; answers the cancelled ones. */
     lockForScans: (tx: DbOrTx, ids: string[]) => createBookingReadStore(tx).lockForScans(ids),
 
-    /** Every accepted scan, in the scans' transaction: the parcels' pickups and the first delivery. */
-    recordScans: (tx: DbOrTx, scans: readonly RecordedScan[]) =>
-      createBookingReadStore(tx).recordScans(scans),
+    /** What a batch of scans tells booking, in the scans' transaction: pickups and first deliveries. */
+    recordScans: (tx: DbOrTx, facts: ScanFacts) => createBookingReadStore(tx).recordScans(facts),
   };
 }
 

@@ -398,7 +398,8 @@ describe('POST /ops/scans', () => {
       headers: bearer(key),
     });
     expect(del.statusCode).toBe(409);
-    // A pickup scan found later, earlier in time, wins; another scan never moves a pickup.
+    // Scans arriving out of order: without a pickup scan, the earliest scan of any kind is the
+    // pickup (b: 09:00, though it came second); a pickup scan, once there, is the pickup (a: 09:05).
     await scan([
       {
         EventId: `late-pickup-${a}`,
@@ -413,11 +414,36 @@ describe('POST /ops/scans', () => {
         Time: '2026-11-23T09:00:00',
       },
     ]);
+    expect((await shipment())?.pickedUpAt?.toISOString()).toBe('2026-11-23T08:00:00.000Z');
+    // b's pickup scan found at last, later than its other scans: now that is b's pickup.
+    await scan([
+      { EventId: `pickup-${b}`, ParcelId: String(b), EventType: 'PickedUp', Time: '2026-11-23T09:10:00' },
+    ]);
     expect((await shipment())?.pickedUpAt?.toISOString()).toBe('2026-11-23T08:05:00.000Z');
     const listed = json<{ ShipmentId: string; PickedupDate: string; IsSplitted: boolean }[]>(
       await list('postalcode=0154&customerid=1000&pickupFromDate=2026-11-23&pickupToDate=2026-11-23'),
     ).find((r) => r.ShipmentId === ShipmentId);
     expect(listed).toMatchObject({ PickedupDate: '2026-11-23T09:05:00', IsSplitted: false });
+  });
+
+  test('a repeat in the batch of an event refused in the write is refused too, never "duplicate"', async () => {
+    // Once the repeat said "duplicate" (stored) while its first copy was refused: the event was lost.
+    const [parcel] = (await book()).ParcelIds;
+    const event = (EventType: string, Time: string) => ({
+      EventId: `refused-repeat-${parcel}`,
+      ParcelId: String(parcel),
+      EventType,
+      Time,
+    });
+    expect(results(await scan([event('Delivered', '2026-11-23T09:55:00')]))[0]?.Status).toBe('accepted');
+    const again = results(
+      await scan([
+        event('ReturnedToSender', '2026-11-23T09:58:00'),
+        event('ReturnedToSender', '2026-11-23T09:58:00'),
+      ]),
+    );
+    expect(again.map((r) => r.Status)).toEqual(['rejected', 'rejected']);
+    expect(again[1]?.Errors).toEqual(again[0]?.Errors);
   });
 
   test('a batch over 1000 is a 400; a key without the ops scope is 403', async () => {

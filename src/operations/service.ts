@@ -24,12 +24,6 @@ const OUTBOX_TYPE: Partial<Record<ScanType, EventType>> = {
   DeliveryFailed: 'parcel.delivery_failed',
 };
 
-/** What a scan tells booking beyond "the carrier has the parcel" (every scan tells that). */
-const BOOKING_FACT: Partial<Record<ScanType, 'pickup' | 'delivery'>> = {
-  PickedUp: 'pickup',
-  Delivered: 'delivery',
-};
-
 /** How far in the future a scan's time may be (scanner clocks drift). */
 export const FUTURE_TOLERANCE_MS = 5 * 60_000;
 
@@ -148,7 +142,10 @@ export function createOperationsService(deps: OperationsDeps) {
         customerNr: string;
         index: number;
       }[] = [];
-      const seen = new Map<string, ReturnType<typeof factsOf>>();
+      // Each accepted event's facts and place in the answer, by EventId; and the places of its
+      // repeats in this batch, which share its fate (it may yet be refused in the transaction).
+      const seen = new Map<string, ReturnType<typeof factsOf> & { index: number }>();
+      const repeats: { index: number; of: number }[] = [];
       batch.forEach((e, index) => {
         const errors: string[] = [];
         const time = parseOsloDateTime(e.Time);
@@ -176,14 +173,16 @@ export function createOperationsService(deps: OperationsDeps) {
         // A duplicate repeats an event accepted earlier in the batch; a rejected one does not count.
         const earlier = seen.get(e.EventId);
         if (earlier !== undefined) {
-          results.push(sameEvent(earlier, factsOf(e, time)) ? duplicate(e) : reusedId(e));
+          const same = sameEvent(earlier, factsOf(e, time));
+          if (same) repeats.push({ index: results.length, of: earlier.index });
+          results.push(same ? duplicate(e) : reusedId(e));
           return;
         }
         if (errors.length > 0 || !time || !parcel) {
           results.push({ EventId: e.EventId, Status: 'rejected', Errors: errors });
           return;
         }
-        seen.set(e.EventId, factsOf(e, time));
+        seen.set(e.EventId, { ...factsOf(e, time), index });
         results.push({ EventId: e.EventId, Status: 'accepted', Errors: [] });
         accepted.push({
           input: e,
@@ -236,17 +235,24 @@ export function createOperationsService(deps: OperationsDeps) {
         }
         const stored = accepted.filter((a) => fresh.has(a.input.EventId));
 
-        // Pickups set the pickup time and date and close the cancellation window (a parcel's first
-        // scan of another kind stands for a missed pickup scan); the first delivery is booking's too.
-        await deps.booking.recordScans(
-          tx,
-          stored.map((a) => ({
-            shipmentId: a.shipmentId,
-            parcelId: a.input.ParcelId,
-            type: BOOKING_FACT[a.input.EventType as ScanType] ?? 'other',
-            time: a.time,
-          })),
+        // Each scanned parcel's pickup, as its scans tell it (`pickupsOf`): it sets the pickup time
+        // and date and closes the cancellation window. The first delivery is booking's fact too.
+        const scanned = [...new Set(stored.map((a) => a.input.ParcelId))];
+        const pickups = await createOperationsStore(tx).pickupsOf(
+          [...new Set(stored.map((a) => a.shipmentId))],
+          scanned,
         );
+        const shipmentOf = new Map(stored.map((a) => [a.input.ParcelId, a.shipmentId]));
+        await deps.booking.recordScans(tx, {
+          pickups: [...pickups].map(([parcelId, time]) => ({
+            parcelId,
+            shipmentId: shipmentOf.get(parcelId) as string,
+            time,
+          })),
+          deliveries: stored
+            .filter((a) => a.input.EventType === 'Delivered')
+            .map((a) => ({ parcelId: a.input.ParcelId, shipmentId: a.shipmentId, time: a.time })),
+        });
 
         const events: DomainEvent[] = stored.flatMap((a) => {
           const type = OUTBOX_TYPE[a.input.EventType as ScanType];
@@ -270,6 +276,12 @@ export function createOperationsService(deps: OperationsDeps) {
         });
         await emitEvents(tx, events);
       });
+      // A repeat of an event refused in the transaction (its id used before, its shipment cancelled)
+      // was not stored either: "duplicate" would tell the scanner it was.
+      for (const r of repeats) {
+        const first = results[r.of];
+        if (first?.Status === 'rejected') results[r.index] = { ...first, Errors: [...first.Errors] };
+      }
       return results;
     },
 

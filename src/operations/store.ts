@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import { scanEvents } from './tables';
 
@@ -32,6 +32,26 @@ export function createOperationsStore(db: DbOrTx) {
         .from(scanEvents)
         .where(inArray(scanEvents.eventId, eventIds));
       return new Map(rows.map(({ eventId, ...scan }) => [eventId, scan]));
+    },
+
+    /**
+     * When each parcel was picked up, as its scans tell it: its first `PickedUp` scan, or, while it
+     * has none (the pickup scan was missed), its first scan of any kind, since the carrier had it then.
+     */
+    async pickupsOf(shipmentIds: string[], parcelIds: string[]): Promise<Map<string, Date>> {
+      if (parcelIds.length === 0) return new Map();
+      const rows = await db
+        .select({
+          parcelId: scanEvents.parcelId,
+          time: sql<Date>`coalesce(min(${scanEvents.time}) filter (where ${scanEvents.eventType} = 'PickedUp'), min(${scanEvents.time}))`.mapWith(
+            scanEvents.time,
+          ),
+        })
+        .from(scanEvents)
+        // By shipment first: the index is the shipment's (its scans in time order).
+        .where(and(inArray(scanEvents.shipmentId, shipmentIds), inArray(scanEvents.parcelId, parcelIds)))
+        .groupBy(scanEvents.parcelId);
+      return new Map(rows.map((r) => [r.parcelId, r.time]));
     },
 
     /** A shipment's scans in time order; with `parcelIds`, those parcels' alone. */

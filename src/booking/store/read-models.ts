@@ -216,41 +216,35 @@ export function createBookingReadStore(db: DbOrTx) {
     },
 
     /**
-     * What scans tell booking: each parcel's pickup, the shipment's (its first parcel's: pickup time
-     * and Oslo date) and its first delivery. A pickup scan's time wins when earlier; any other scan of
-     * a parcel not yet picked up is its pickup (the carrier has the parcel: its pickup scan was missed).
-     * Nothing moves an invoiced shipment's pickup.
+     * What scans tell booking (operations judges them): each scanned parcel's pickup time, which
+     * the shipment's pickup (its first parcel's, with its Oslo date) follows, and the first
+     * deliveries. Nothing moves an invoiced shipment's pickup.
      */
-    async recordScans(scans: readonly RecordedScan[]) {
-      if (scans.length === 0) return;
-      const payload = JSON.stringify(
-        scans.map((s) => ({ parcel_id: s.parcelId, time: s.time, pickup: s.type === 'pickup' })),
-      );
-      await db.execute(sql`
-        update ${parcels} p
-           set picked_up_at = coalesce(least(p.picked_up_at, s.pickup), s.other)
-          from (select parcel_id, min(time) filter (where pickup) as pickup,
-                       min(time) filter (where not pickup) as other
-                  from json_to_recordset(${payload}::json) as r(parcel_id text, time timestamptz, pickup boolean)
-                 group by parcel_id) s
-         where p.parcel_id = s.parcel_id`);
-      const ids = [...new Set(scans.map((s) => s.shipmentId))];
-      await db.execute(sql`
-        update ${shipments} s
-           set picked_up_at = f.first,
-               pickup_date = (f.first at time zone 'Europe/Oslo')::date,
-               version = s.version + 1
-          from (select shipment_id, min(picked_up_at) as first from ${parcels}
-                 where shipment_id in (${sql.join(
-                   ids.map((id) => sql`${id}`),
-                   sql`, `,
-                 )})
-                 group by shipment_id) f
-         where s.id = f.shipment_id and (s.picked_up_at is null or f.first < s.picked_up_at)
-           -- An invoiced shipment keeps the pickup date its invoice was made with: listing and the
-           -- invoice reports then agree, and no listing day loses an invoiced shipment.
-           and s.invoiced_at is null`);
-      for (const [shipmentId, time] of earliest(scans.filter((s) => s.type === 'delivery'))) {
+    async recordScans({ pickups, deliveries }: ScanFacts) {
+      if (pickups.length > 0) {
+        const payload = JSON.stringify(pickups.map((s) => ({ parcel_id: s.parcelId, time: s.time })));
+        await db.execute(sql`
+          update ${parcels} p set picked_up_at = s.time
+            from json_to_recordset(${payload}::json) as s(parcel_id text, time timestamptz)
+           where p.parcel_id = s.parcel_id and p.picked_up_at is distinct from s.time`);
+        const ids = [...new Set(pickups.map((s) => s.shipmentId))];
+        await db.execute(sql`
+          update ${shipments} s
+             set picked_up_at = f.first,
+                 pickup_date = (f.first at time zone 'Europe/Oslo')::date,
+                 version = s.version + 1
+            from (select shipment_id, min(picked_up_at) as first from ${parcels}
+                   where shipment_id in (${sql.join(
+                     ids.map((id) => sql`${id}`),
+                     sql`, `,
+                   )})
+                   group by shipment_id) f
+           where s.id = f.shipment_id and s.picked_up_at is distinct from f.first
+             -- An invoiced shipment keeps the pickup date its invoice was made with: listing and the
+             -- invoice reports then agree, and no listing day loses an invoiced shipment.
+             and s.invoiced_at is null`);
+      }
+      for (const [shipmentId, time] of earliest(deliveries)) {
         await db
           .update(shipments)
           .set({ deliveredAt: sql`least(${shipments.deliveredAt}, ${time.toISOString()}::timestamptz)` })
@@ -260,12 +254,19 @@ export function createBookingReadStore(db: DbOrTx) {
   };
 }
 
-/** A scan as booking records it: a pickup, a delivery, or another scan on the parcel's way. */
-export interface RecordedScan {
+/** A parcel's scanned fact: when it was picked up, or delivered. */
+export interface ScannedParcel {
   shipmentId: string;
   parcelId: string;
-  type: 'pickup' | 'delivery' | 'other';
   time: Date;
+}
+
+/** What a batch of scans tells booking. */
+export interface ScanFacts {
+  /** Each scanned parcel's pickup time, as all its scans tell it. */
+  pickups: readonly ScannedParcel[];
+  /** Its `Delivered` scans. */
+  deliveries: readonly ScannedParcel[];
 }
 
 /** The earliest time per shipment. */
