@@ -277,6 +277,30 @@ describe('rules (400 naming every violated field)', () => {
       }),
     );
     expect(toAPoint.statusCode, toAPoint.body).toBe(201);
+    // A return shipment's parcels go to the return address's door.
+    const returned = await post(
+      booking({
+        ProductCode: 'HE',
+        DeliveryType: 0,
+        RecipientCompanyName: undefined,
+        RecipientFirstName: 'Kari',
+        RecipientLastName: 'Nordmann',
+        ShouldGenerateReturnShipment: true,
+        ReturnAddress: 'Postboks 1',
+        ReturnZip: '0101',
+        ReturnPlace: 'OSLO',
+      }),
+    );
+    expect(errorsOf(returned)).toEqual({
+      ReturnZip: [
+        "Postal code 0101 is for PO boxes only: the delivery needs a street address's postal code.",
+      ],
+    });
+    // A draft may hold any code of the register until it is made final (a read record sent back as it is).
+    const draft = { ShipmentStatus: 'Draft', PickupZip: '0101', RecipientZip: '0045' };
+    expect((await post(booking(draft))).statusCode).toBe(201);
+    const pointLater = { ShipmentStatus: 'Draft', ProductCode: 'PP', DeliveryType: 0, RecipientZip: '0101' };
+    expect((await post(booking(pointLater))).statusCode).toBe(201);
   });
 
   test('ReadyForPublish without weights and addresses reports all of them together', async () => {

@@ -102,15 +102,26 @@ export function addressesOf(body: ShipmentUpdate): ShipmentAddresses {
   };
 }
 
+/** What the postal-code categories are judged against: a shipment being made final, and its way. */
+export interface ZipUse {
+  /** ReadyForPublish or Published: the addresses are committed to (a Draft may still change them). */
+  final: boolean;
+  /** The parcels go to a pickup point (named, or the product's only way), not the recipient's door. */
+  toAPoint: boolean;
+  /** A return shipment is generated: its parcels go to the return address's door. */
+  withReturn: boolean;
+}
+
 /**
  * Norwegian zips are 4 digits and must be in the postal register (`categories`: each known code's
- * category); foreign ones are free text. A service code (`S`, business reply) is no address at all,
- * and a PO-box code (`P`) is none a driver can go to: not for a pickup, nor for a recipient the
- * parcels go to the door of (with a pickup point they go to the point).
+ * category); foreign ones are free text. Once a shipment is made final, a service code (`S`,
+ * business reply) is no address at all, and a PO-box code (`P`) none a driver can go to: not for a
+ * pickup, nor for a door the parcels or their return are delivered to.
  */
 export function checkZips(
   addresses: ShipmentAddresses,
   categories: ReadonlyMap<string, string>,
+  use: ZipUse,
   v: Violations,
 ): void {
   for (const [prefix, block] of Object.entries(addresses) as [string, AddressBlock | null][]) {
@@ -128,8 +139,12 @@ export function checkZips(
     const category = categories.get(block.Zip);
     if (!v.check(field, category !== undefined, `Postal code ${block.Zip} is not in the postal register.`))
       continue;
+    if (!use.final) continue;
     v.check(field, category !== 'S', `Postal code ${block.Zip} is a service code, not used in addresses.`);
-    const atTheDoor = prefix === 'Pickup' || (prefix === 'Recipient' && !addresses.PickupPoint);
+    const atTheDoor =
+      prefix === 'Pickup' ||
+      (prefix === 'Recipient' && !use.toAPoint) ||
+      (prefix === 'Return' && use.withReturn);
     v.check(
       field,
       category !== 'P' || !atTheDoor,

@@ -61,7 +61,13 @@ export async function validateRequest(
   const addresses = addressesOf(body);
   const customs = customsOf(body);
   const zips = Object.values(addresses).flatMap((a) => (a?.Zip && a.Country === 'NO' ? [a.Zip] : []));
-  checkZips(addresses, await deps.postalCodes.categoriesOf(zips), v);
+  const use = {
+    final: status !== null && status >= STATUS.ReadyForPublish,
+    toAPoint: addresses.PickupPoint !== null || product?.PickupPoints === true,
+    // With no return address, a generated return goes back to the pickup address.
+    withReturn: body.ShouldGenerateReturnShipment === true,
+  };
+  checkZips(addresses, await deps.postalCodes.categoriesOf(zips), use, v);
   checkCustoms(addresses, customs, v);
 
   const customer = await deps.customers.known(body.CustomerId);

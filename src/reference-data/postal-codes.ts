@@ -199,8 +199,8 @@ export function createPostalCodeService({ db }: { db: Db }) {
      */
     async categoriesOf(codes: readonly string[]): Promise<Map<string, string>> {
       if (codes.length === 0) return new Map();
-      const [known, categories] = await Promise.all([register.get(), register.categories()]);
-      return new Map(codes.filter((c) => known.has(c)).map((c) => [c, categories.get(c) ?? 'G']));
+      const { map, categories } = await register.read();
+      return new Map(codes.filter((c) => map.has(c)).map((c) => [c, categories.get(c) ?? 'G']));
     },
 
     /** A code's serving terminal (null when it has none), or null when the code is not in the register. */

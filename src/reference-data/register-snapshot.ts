@@ -94,8 +94,8 @@ function createSnapshot(db: Db) {
   return {
     /** Every code and its serving terminal. */
     get: async (): Promise<RegisterSnapshot> => (await loaded()).map,
-    /** The category of every code that is not `G` (street addresses): `P`, `B`, `S`, `F`. */
-    categories: async (): Promise<ReadonlyMap<string, string>> => (await loaded()).categories,
+    /** Codes with their terminals and, for every code that is not `G` (street addresses), its category. */
+    read: (): Promise<Pick<Loaded, 'map' | 'categories'>> => loaded(),
     clear(): void {
       state = null;
     },
