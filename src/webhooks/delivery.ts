@@ -79,9 +79,10 @@ export type DeliveryEngine = ReturnType<typeof createDeliveryEngine>;
 export function createDeliveryEngine(options: DeliveryOptions) {
   const db = options.db;
   const clock = options.clock ?? (() => new Date());
-  // An attempt ends within its send timeout; the lease adds room to record it. Any longer only keeps
-  // a dead process's registrations waiting (one attempt in flight each) before another takes over.
-  const leaseMs = options.leaseMs ?? (options.timeoutMs ?? DEFAULT_TIMEOUT_MS) + 10 * SECOND;
+  // An attempt ends within its send timeout; the lease adds room to record it (a busy pool, a
+  // stalled loop, hosts' clocks apart), past which another host would send it again. Any longer only
+  // keeps a dead process's registrations waiting (one attempt in flight each) before one takes over.
+  const leaseMs = options.leaseMs ?? (options.timeoutMs ?? DEFAULT_TIMEOUT_MS) + 20 * SECOND;
   const owner = options.owner ?? `worker:${randomUUID()}`;
   const share = options.share ?? FAIR_SHARE;
   const agents = createGuardedAgents(options.allowPrivate);
