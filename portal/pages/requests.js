@@ -17,7 +17,8 @@ export function curlOf(entry, origin = location.origin) {
   if (entry.RequestBody) parts.push(`--data-raw ${quote(entry.RequestBody)}`);
   const command = parts.join(' \\\n  ');
   // A secret was never stored: the command says so rather than sending "[redacted]" as one.
-  return entry.RequestBody?.includes('[redacted]')
+  const redacted = `${entry.Path}${entry.RequestBody ?? ''}`;
+  return redacted.includes('[redacted]') || redacted.includes('%5Bredacted%5D')
     ? `# Fyll inn verdiene som er lagret som [redacted] før du kjører kommandoen.\n${command}`
     : command;
 }
