@@ -7,7 +7,7 @@ import { isBankAccount, isOrgNr } from './lib/mod11';
 
 /** Every setting Kolli reads from the environment; the only place `process.env` is read. */
 const ConfigSchema = Type.Object({
-  nodeEnv: Type.String(),
+  nodeEnv: Type.Union([Type.Literal('development'), Type.Literal('test'), Type.Literal('production')]),
   port: Type.Integer({ minimum: 0, maximum: 65535 }),
   host: Type.String({ minLength: 1 }),
   databaseUrl: Type.Union([Type.String({ pattern: '^postgres(ql)?://' }), Type.Null()]),
@@ -79,6 +79,85 @@ export type Config = Readonly<Static<typeof ConfigSchema>>;
 type Env = Record<string, string | undefined>;
 
 const blank = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v.trim());
+/** A switch: `1` on, `0` off; anything else is kept as text, for the schema to refuse. */
+const flag = (v: string | undefined, fallback: boolean): boolean => {
+  const s = blank(v);
+  return (s === undefined ? fallback : s === '1' ? true : s === '0' ? false : s) as boolean;
+};
+
+/** The environment variable behind each setting, so a refused value is named as it was set. */
+const VARIABLE: Record<string, string> = {
+  nodeEnv: 'NODE_ENV',
+  port: 'PORT',
+  host: 'HOST',
+  databaseUrl: 'DATABASE_URL',
+  dataDir: 'KOLLI_DATA_DIR',
+  databaseStatementTimeoutMs: 'KOLLI_DB_STATEMENT_TIMEOUT_MS',
+  databaseQueryTimeoutMs: 'KOLLI_DB_QUERY_TIMEOUT_MS',
+  adminKey: 'KOLLI_ADMIN_KEY',
+  tokenSecret: 'KOLLI_TOKEN_SECRET',
+  tokenTtlSeconds: 'KOLLI_TOKEN_TTL_SECONDS',
+  gs1Prefix: 'KOLLI_GS1_PREFIX',
+  rateLimitPerMinute: 'KOLLI_RATE_LIMIT_PER_MINUTE',
+  authFailuresPerMinute: 'KOLLI_AUTH_FAILURES_PER_MINUTE',
+  bodyLimitBytes: 'KOLLI_BODY_LIMIT_BYTES',
+  requestTimeoutMs: 'KOLLI_REQUEST_TIMEOUT_MS',
+  maxEventLoopDelayMs: 'KOLLI_MAX_EVENT_LOOP_DELAY_MS',
+  answerCacheMs: 'KOLLI_ANSWER_CACHE_MS',
+  logLevel: 'LOG_LEVEL',
+  workers: 'KOLLI_WORKERS',
+  webhookAllowPrivate: 'KOLLI_WEBHOOK_ALLOW_PRIVATE',
+  webhookWorker: 'KOLLI_WEBHOOK_WORKER',
+  webhookConcurrency: 'KOLLI_WEBHOOK_CONCURRENCY',
+  webhookRetentionDays: 'KOLLI_WEBHOOK_RETENTION_DAYS',
+  webhooksPerEventValue: 'KOLLI_WEBHOOKS_PER_EVENT_VALUE',
+  invoiceCron: 'KOLLI_INVOICE_CRON',
+  shutdownDrainMs: 'KOLLI_SHUTDOWN_DRAIN_MS',
+  'seller.name': 'KOLLI_SELLER_NAME',
+  'seller.orgNr': 'KOLLI_SELLER_ORG_NR',
+  'seller.address': 'KOLLI_SELLER_ADDRESS',
+  'seller.bankAccount': 'KOLLI_SELLER_BANK_ACCOUNT',
+  requestLog: 'KOLLI_REQUEST_LOG',
+  requestLogRetentionHours: 'KOLLI_REQUEST_LOG_RETENTION_HOURS',
+  requestLogMaxPerKey: 'KOLLI_REQUEST_LOG_MAX_PER_KEY',
+  requestLogBodyBytes: 'KOLLI_REQUEST_LOG_BODY_BYTES',
+  auditRetentionDays: 'KOLLI_AUDIT_RETENTION_DAYS',
+  corsOrigins: 'KOLLI_CORS_ORIGINS',
+  trustProxy: 'KOLLI_TRUST_PROXY',
+  metricsPort: 'METRICS_PORT',
+};
+
+type SchemaNode = {
+  type?: string;
+  anyOf?: SchemaNode[];
+  const?: unknown;
+  properties?: Record<string, SchemaNode>;
+};
+
+/**
+ * One line per refused setting, naming its variable: the values a choice allows, `0 or 1` for a
+ * switch, else the schema's first complaint (not the union's noise about each of its branches).
+ */
+function settingProblems(errors: { instancePath: string; message: string }[]): string[] {
+  const byKey = new Map<string, string[]>();
+  for (const e of errors) {
+    const [first = 'config', second] = e.instancePath.slice(1).split('/');
+    const key = first === 'seller' && second ? `seller.${second}` : first;
+    byKey.set(key, [...(byKey.get(key) ?? []), e.message]);
+  }
+  return [...byKey].map(([key, messages]) => {
+    const [top = '', sub] = key.split('.');
+    const schema = (ConfigSchema.properties as Record<string, SchemaNode>)[top];
+    const node = sub ? schema?.properties?.[sub] : schema;
+    const choices = node?.anyOf?.every((b) => b.const !== undefined) ? node.anyOf.map((b) => b.const) : null;
+    const message = choices
+      ? `must be one of ${choices.join(', ')}`
+      : node?.type === 'boolean'
+        ? 'must be 0 or 1'
+        : (messages.find((m) => !/anyOf|null|constant/.test(m)) ?? messages[0]);
+    return `${key}: ${VARIABLE[key] ?? key} ${message}`;
+  });
+}
 const int = (v: string | undefined, fallback: number) => {
   const s = blank(v);
   return s === undefined ? fallback : Number(s);
@@ -111,10 +190,9 @@ const list = (v: string | undefined) =>
  */
 export function loadConfig(env: Env = process.env): Config {
   const production = blank(env.NODE_ENV) === 'production';
-  const requestLogFlag = blank(env.KOLLI_REQUEST_LOG);
   const statementTimeoutMs = int(env.KOLLI_DB_STATEMENT_TIMEOUT_MS, 15_000);
   const candidate = {
-    nodeEnv: blank(env.NODE_ENV) ?? 'development',
+    nodeEnv: (blank(env.NODE_ENV) ?? 'development') as 'development',
     port: int(env.PORT, 8080),
     host: blank(env.HOST) ?? '0.0.0.0',
     databaseUrl: blank(env.DATABASE_URL) ?? null,
@@ -140,8 +218,8 @@ export function loadConfig(env: Env = process.env): Config {
     answerCacheMs: int(env.KOLLI_ANSWER_CACHE_MS, 1000),
     logLevel: blank(env.LOG_LEVEL) ?? 'info',
     workers: int(env.KOLLI_WORKERS, 1),
-    webhookAllowPrivate: blank(env.KOLLI_WEBHOOK_ALLOW_PRIVATE) === '1',
-    webhookWorker: blank(env.KOLLI_WEBHOOK_WORKER) !== '0',
+    webhookAllowPrivate: flag(env.KOLLI_WEBHOOK_ALLOW_PRIVATE, false),
+    webhookWorker: flag(env.KOLLI_WEBHOOK_WORKER, true),
     webhookConcurrency: int(env.KOLLI_WEBHOOK_CONCURRENCY, 32),
     webhookRetentionDays: int(env.KOLLI_WEBHOOK_RETENTION_DAYS, 30),
     webhooksPerEventValue: int(env.KOLLI_WEBHOOKS_PER_EVENT_VALUE, 20),
@@ -158,7 +236,7 @@ export function loadConfig(env: Env = process.env): Config {
         .filter(Boolean),
       bankAccount: (blank(env.KOLLI_SELLER_BANK_ACCOUNT) ?? '1234.56.78903').replace(/[. ]/g, ''),
     },
-    requestLog: requestLogFlag === undefined ? !production : requestLogFlag === '1',
+    requestLog: flag(env.KOLLI_REQUEST_LOG, !production),
     requestLogRetentionHours: int(env.KOLLI_REQUEST_LOG_RETENTION_HOURS, 7 * 24),
     requestLogMaxPerKey: int(env.KOLLI_REQUEST_LOG_MAX_PER_KEY, 1000),
     requestLogBodyBytes: int(env.KOLLI_REQUEST_LOG_BODY_BYTES, 16 * 1024),
@@ -168,9 +246,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsPort: blank(env.METRICS_PORT) === undefined ? null : int(env.METRICS_PORT, 0),
   };
   if (!Value.Check(ConfigSchema, candidate)) {
-    const problems = [...Value.Errors(ConfigSchema, candidate)].map(
-      (e) => `${e.instancePath.slice(1) || 'config'}: ${e.message}`,
-    );
+    const problems = settingProblems([...Value.Errors(ConfigSchema, candidate)]);
     throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   }
   const { seller } = candidate;

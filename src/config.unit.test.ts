@@ -35,6 +35,27 @@ describe('loadConfig', () => {
     expect(loadConfig({ KOLLI_INVOICE_CRON: '0 2 * * *' }).invoiceCron).toBe('0 2 * * *');
   });
 
+  test('each refusal names its variable; a choice lists its values, a switch is 0 or 1', () => {
+    // Once `port: must be integer` and a union's noise; and `NODE_ENV=prod` ran the sandbox on a
+    // production database, `KOLLI_WEBHOOK_WORKER=false` meant on.
+    expect(() => loadConfig({ PORT: '80a' })).toThrow(/PORT must be integer/);
+    expect(() => loadConfig({ NODE_ENV: 'prod' })).toThrow(
+      /^Invalid configuration:\n {2}nodeEnv: NODE_ENV must be one of development, test, production$/,
+    );
+    expect(() => loadConfig({ LOG_LEVEL: 'verbose' })).toThrow(/LOG_LEVEL must be one of fatal, error, warn/);
+    for (const name of ['KOLLI_WEBHOOK_WORKER', 'KOLLI_REQUEST_LOG', 'KOLLI_WEBHOOK_ALLOW_PRIVATE']) {
+      expect(() => loadConfig({ [name]: 'false' })).toThrow(new RegExp(`${name} must be 0 or 1`));
+    }
+    expect(loadConfig({ KOLLI_WEBHOOK_WORKER: '0', KOLLI_WEBHOOK_ALLOW_PRIVATE: '1' })).toMatchObject({
+      webhookWorker: false,
+      webhookAllowPrivate: true,
+    });
+    expect(() => loadConfig({ KOLLI_ADMIN_KEY: 'short' })).toThrow(
+      /^Invalid configuration:\n {2}adminKey: KOLLI_ADMIN_KEY must not have fewer than 16 characters$/,
+    );
+    expect(() => loadConfig({ KOLLI_SELLER_ADDRESS: ';' })).toThrow(/KOLLI_SELLER_ADDRESS/);
+  });
+
   test('database timeouts: the server cancels at the statement timeout, the client gives up 5 s later', () => {
     expect(loadConfig({})).toMatchObject({
       databaseStatementTimeoutMs: 15_000,
@@ -77,7 +98,7 @@ describe('loadConfig', () => {
       bankAccount: '12345678903',
     });
     expect(() => loadConfig({ KOLLI_SELLER_ORG_NR: '921000007' })).toThrow(/seller\.orgNr.*MOD11/);
-    expect(() => loadConfig({ KOLLI_SELLER_ORG_NR: '92100000' })).toThrow(/seller\/orgNr/);
+    expect(() => loadConfig({ KOLLI_SELLER_ORG_NR: '92100000' })).toThrow(/seller.orgNr: KOLLI_SELLER_ORG_NR/);
     expect(() => loadConfig({ KOLLI_SELLER_BANK_ACCOUNT: '12345678904' })).toThrow(/seller\.bankAccount/);
   });
 
