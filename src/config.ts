@@ -85,6 +85,24 @@ const flag = (v: string | undefined, fallback: boolean): boolean => {
   return (s === undefined ? fallback : s === '1' ? true : s === '0' ? false : s) as boolean;
 };
 
+/** The made-up carrier of the sandbox: invoices from it and parcel numbers under its prefix. */
+const SANDBOX_DEFAULTS = {
+  KOLLI_GS1_PREFIX: '7090001',
+  KOLLI_SELLER_NAME: 'Kolli Sandbox AS',
+  KOLLI_SELLER_ORG_NR: '921000006',
+  KOLLI_SELLER_ADDRESS: 'Eksempelveien 1; 0150 OSLO',
+  KOLLI_SELLER_BANK_ACCOUNT: '1234.56.78903',
+} as const;
+
+/**
+ * The carrier's own settings left to the sandbox's made-up values, by variable: in production they
+ * would put parcel numbers under a GS1 prefix the carrier does not own, and a made-up bank account
+ * on its invoices.
+ */
+export function sandboxDefaultsIn(env: Env = process.env): string[] {
+  return Object.keys(SANDBOX_DEFAULTS).filter((name) => blank(env[name]) === undefined);
+}
+
 /** The environment variable behind each setting, so a refused value is named as it was set. */
 const VARIABLE: Record<string, string> = {
   nodeEnv: 'NODE_ENV',
@@ -208,7 +226,7 @@ export function loadConfig(env: Env = process.env): Config {
     tokenSecret: blank(env.KOLLI_TOKEN_SECRET) ?? null,
     tokenTtlSeconds: int(env.KOLLI_TOKEN_TTL_SECONDS, 3600),
     // A demo GS1 company prefix; a carrier sets its own.
-    gs1Prefix: blank(env.KOLLI_GS1_PREFIX) ?? '7090001',
+    gs1Prefix: blank(env.KOLLI_GS1_PREFIX) ?? SANDBOX_DEFAULTS.KOLLI_GS1_PREFIX,
     rateLimitPerMinute: int(env.KOLLI_RATE_LIMIT_PER_MINUTE, 1200),
     authFailuresPerMinute: int(env.KOLLI_AUTH_FAILURES_PER_MINUTE, 0),
     // A 999-parcel booking with customs lines is about 0.5 MB; leave room for long free texts.
@@ -228,13 +246,15 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownDrainMs: int(env.KOLLI_SHUTDOWN_DRAIN_MS, blank(env.DATABASE_URL) ? 5000 : 0),
     // Sandbox defaults: a made-up company with well-formed numbers; a carrier sets its own.
     seller: {
-      name: blank(env.KOLLI_SELLER_NAME) ?? 'Kolli Sandbox AS',
-      orgNr: (blank(env.KOLLI_SELLER_ORG_NR) ?? '921000006').replace(/ /g, ''),
-      address: (blank(env.KOLLI_SELLER_ADDRESS) ?? 'Eksempelveien 1; 0150 OSLO')
+      name: blank(env.KOLLI_SELLER_NAME) ?? SANDBOX_DEFAULTS.KOLLI_SELLER_NAME,
+      orgNr: (blank(env.KOLLI_SELLER_ORG_NR) ?? SANDBOX_DEFAULTS.KOLLI_SELLER_ORG_NR).replace(/ /g, ''),
+      address: (blank(env.KOLLI_SELLER_ADDRESS) ?? SANDBOX_DEFAULTS.KOLLI_SELLER_ADDRESS)
         .split(';')
         .map((l) => l.trim())
         .filter(Boolean),
-      bankAccount: (blank(env.KOLLI_SELLER_BANK_ACCOUNT) ?? '1234.56.78903').replace(/[. ]/g, ''),
+      bankAccount: (
+        blank(env.KOLLI_SELLER_BANK_ACCOUNT) ?? SANDBOX_DEFAULTS.KOLLI_SELLER_BANK_ACCOUNT
+      ).replace(/[. ]/g, ''),
     },
     requestLog: flag(env.KOLLI_REQUEST_LOG, !production),
     requestLogRetentionHours: int(env.KOLLI_REQUEST_LOG_RETENTION_HOURS, 7 * 24),

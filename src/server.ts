@@ -4,7 +4,7 @@ import { announceSandbox } from './admin/sandbox';
 import { buildApp, createServices, type Services } from './app';
 import { scheduleAuditPruning } from './audit/job';
 import { scheduleIdempotencyPruning } from './booking/job';
-import { type Config, loadConfig, startProblem } from './config';
+import { type Config, isProduction, loadConfig, sandboxDefaultsIn, startProblem } from './config';
 import type { Database } from './db/client';
 import { scheduleInvoicing } from './invoicing/scheduled';
 import { scheduleEmbeddedVacuum } from './jobs/embedded-vacuum';
@@ -91,6 +91,17 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
     for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => stop(signal));
   }
   await app.listen({ port: config.port, host: config.host });
+  app.log.info(
+    { mode: config.nodeEnv, database: config.databaseUrl ? 'postgresql' : 'embedded', pid: process.pid },
+    'started',
+  );
+  const defaults = isProduction(config) ? sandboxDefaultsIn() : [];
+  if (defaults.length > 0) {
+    app.log.warn(
+      { unset: defaults },
+      `production with the sandbox's made-up carrier: set ${defaults.join(', ')} (parcel numbers and invoices use them)`,
+    );
+  }
 }
 
 /** The primary's message to a cluster worker: drain and stop, as on SIGTERM. */
