@@ -40,6 +40,20 @@ test('an answered request is logged once, with its method, path, status, time an
   expect(log.text()).not.toContain(key);
 });
 
+test('a secret sent in the URL is not logged: its parameter is kept, its value redacted', async () => {
+  // Once the raw URL: `?access_token=<key>` put a customer's key in the log.
+  const key = await ctx.keyFor({ scopes: ['price'] });
+  await ctx.app.inject({
+    url: `/v1/products?access_token=${key}&ProductCode=43&client_secret=${key}&Api-Key=${key}`,
+    headers: { 'x-request-id': 'access-log-secret-1' },
+  });
+  const mine = lines().find((l) => l.reqId === 'access-log-secret-1');
+  expect((mine?.req as { url: string }).url).toBe(
+    '/v1/products?access_token=[redacted]&ProductCode=43&client_secret=[redacted]&Api-Key=[redacted]',
+  );
+  expect(log.text()).not.toContain(key);
+});
+
 test('every line of the server log goes through the redaction', () => {
   ctx.app.log.info({ webhook: { url: 'https://h.example/x', secret: 'WIRED-SECRET-5e1' } }, 'webhook saved');
   const line = lines().find((l) => l.msg === 'webhook saved');
