@@ -263,7 +263,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(metricsPlugin, {
     production: isProduction(config),
-    metricsPort: config.metricsPort,
+    // Each cluster worker on its own port, so every one can be scraped (its counters are its own).
+    metricsPort: config.metricsPort === null ? null : config.metricsPort + config.workerIndex,
+    metricsHost: config.metricsHost,
     sources: {
       outboxBacklog: () => outboxBacklog(database.db),
       deliveryCounts: () => services.webhooks.deliveryCounts(),

@@ -72,6 +72,13 @@ const ConfigSchema = Type.Object({
   trustProxy: Type.Array(Type.String({ minLength: 1 })),
   /** In production, `/metrics` is served on this port only (null: on the API port, to admin keys). */
   metricsPort: Type.Union([Type.Integer({ minimum: 0, maximum: 65535 }), Type.Null()]),
+  /** The address the metrics port listens on (the monitoring network's); `HOST` by default. */
+  metricsHost: Type.String({ minLength: 1 }),
+  /**
+   * A cluster worker's place among `workers` (0 … N − 1), set by the primary, not by hand: it serves
+   * `/metrics` on `metricsPort` + this, so each worker can be scraped.
+   */
+  workerIndex: Type.Integer({ minimum: 0, maximum: 63 }),
 });
 
 export type Config = Readonly<Static<typeof ConfigSchema>>;
@@ -143,6 +150,8 @@ const VARIABLE: Record<string, string> = {
   corsOrigins: 'KOLLI_CORS_ORIGINS',
   trustProxy: 'KOLLI_TRUST_PROXY',
   metricsPort: 'METRICS_PORT',
+  metricsHost: 'METRICS_HOST',
+  workerIndex: 'KOLLI_WORKER_INDEX',
 };
 
 type SchemaNode = {
@@ -264,6 +273,8 @@ export function loadConfig(env: Env = process.env): Config {
     corsOrigins: list(env.KOLLI_CORS_ORIGINS) ?? (production ? [] : ['*']),
     trustProxy: list(env.KOLLI_TRUST_PROXY) ?? [],
     metricsPort: blank(env.METRICS_PORT) === undefined ? null : int(env.METRICS_PORT, 0),
+    metricsHost: blank(env.METRICS_HOST) ?? blank(env.HOST) ?? '0.0.0.0',
+    workerIndex: int(env.KOLLI_WORKER_INDEX, 0),
   };
   if (!Value.Check(ConfigSchema, candidate)) {
     const problems = settingProblems([...Value.Errors(ConfigSchema, candidate)]);
@@ -282,6 +293,9 @@ export function loadConfig(env: Env = process.env): Config {
     queryTimeoutTooShort(candidate.databaseStatementTimeoutMs, candidate.databaseQueryTimeoutMs)
       ? 'databaseQueryTimeoutMs: KOLLI_DB_QUERY_TIMEOUT_MS must be longer than KOLLI_DB_STATEMENT_TIMEOUT_MS (or 0), so the server cancels a slow statement before the client gives up on it'
       : null,
+    metricsPortsTaken(candidate)
+      ? `metricsPort: METRICS_PORT must leave PORT free (the metrics ports are METRICS_PORT … METRICS_PORT + KOLLI_WORKERS − 1)`
+      : null,
     isOrgNr(seller.orgNr) ? null : 'seller.orgNr: KOLLI_SELLER_ORG_NR fails its MOD11 check digit',
     isBankAccount(seller.bankAccount)
       ? null
@@ -297,6 +311,13 @@ export function loadConfig(env: Env = process.env): Config {
   }
   return Object.freeze(candidate);
 }
+
+/** Whether a worker's metrics port (`METRICS_PORT` + its index) would be the API's port. */
+const metricsPortsTaken = (c: { port: number; metricsPort: number | null; workers: number }) =>
+  c.metricsPort !== null &&
+  c.metricsPort !== 0 &&
+  c.port >= c.metricsPort &&
+  c.port < c.metricsPort + c.workers;
 
 /**
  * A client-side timeout that would fire before the server's cancel abandons the statement still

@@ -98,7 +98,9 @@ describe('loadConfig', () => {
       bankAccount: '12345678903',
     });
     expect(() => loadConfig({ KOLLI_SELLER_ORG_NR: '921000007' })).toThrow(/seller\.orgNr.*MOD11/);
-    expect(() => loadConfig({ KOLLI_SELLER_ORG_NR: '92100000' })).toThrow(/seller.orgNr: KOLLI_SELLER_ORG_NR/);
+    expect(() => loadConfig({ KOLLI_SELLER_ORG_NR: '92100000' })).toThrow(
+      /seller.orgNr: KOLLI_SELLER_ORG_NR/,
+    );
     expect(() => loadConfig({ KOLLI_SELLER_BANK_ACCOUNT: '12345678904' })).toThrow(/seller\.bankAccount/);
   });
 
@@ -162,5 +164,17 @@ describe('CORS and metrics settings (issue 20)', () => {
     expect(loadConfig({}).metricsPort).toBeNull();
     expect(loadConfig({ METRICS_PORT: '9464' }).metricsPort).toBe(9464);
     expect(() => loadConfig({ METRICS_PORT: 'x' })).toThrow(/metricsPort/);
+  });
+
+  test('METRICS_PORT … + KOLLI_WORKERS − 1 are the workers’ metrics ports, never PORT; METRICS_HOST is HOST’s by default', () => {
+    // Once accepted: the server logged "listening", then stopped, the metrics port taken by itself.
+    expect(() => loadConfig({ PORT: '9464', METRICS_PORT: '9464' })).toThrow(
+      /METRICS_PORT must leave PORT free/,
+    );
+    expect(() => loadConfig({ PORT: '9466', METRICS_PORT: '9464', KOLLI_WORKERS: '4' })).toThrow(/PORT free/);
+    expect(loadConfig({ PORT: '9468', METRICS_PORT: '9464', KOLLI_WORKERS: '4' }).metricsPort).toBe(9464);
+    expect(loadConfig({ HOST: '10.0.0.5' }).metricsHost).toBe('10.0.0.5');
+    expect(loadConfig({ HOST: '10.0.0.5', METRICS_HOST: '10.9.0.5' }).metricsHost).toBe('10.9.0.5');
+    expect(loadConfig({}).workerIndex).toBe(0);
   });
 });

@@ -95,6 +95,10 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
     { mode: config.nodeEnv, database: config.databaseUrl ? 'postgresql' : 'embedded', pid: process.pid },
     'started',
   );
+  if (!config.databaseUrl && !config.webhookWorker) {
+    // Embedded, `npm run worker` cannot run: nothing delivers a webhook (a benchmark may want that).
+    app.log.warn('KOLLI_WEBHOOK_WORKER=0 on the embedded database: no webhook will be delivered');
+  }
   const defaults = isProduction(config) ? sandboxDefaultsIn() : [];
   if (defaults.length > 0) {
     app.log.warn(
@@ -106,6 +110,10 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
 
 /** The primary's message to a cluster worker: drain and stop, as on SIGTERM. */
 const SHUTDOWN = 'kolli:shutdown';
+/** A worker that exits this soon after its start failed to start. */
+const WORKER_QUICK_FAIL_MS = 10_000;
+/** Failed starts in a row after which the primary stops instead of forking again. */
+const WORKER_QUICK_FAILS = 5;
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -120,12 +128,29 @@ async function main(): Promise<void> {
     await database.close();
     if (sandbox) announceSandbox(sandbox, config.port);
     let stopping = false;
-    for (let i = 0; i < config.workers; i++) cluster.fork();
+    // Each worker has a place (its metrics port is METRICS_PORT + it), kept by the one forked in its stead.
+    const places = new Map<number, { index: number; startedAt: number; quickFails: number }>();
+    const fork = (index: number, quickFails = 0) => {
+      const worker = cluster.fork({ KOLLI_WORKER_INDEX: String(index) });
+      places.set(worker.id, { index, startedAt: Date.now(), quickFails });
+    };
+    for (let i = 0; i < config.workers; i++) fork(i);
     cluster.on('exit', (worker, code) => {
-      if (!stopping && code !== 0) {
-        console.error(`worker ${worker.process.pid} exited with ${code}; starting another`);
-        cluster.fork();
+      const place = places.get(worker.id);
+      places.delete(worker.id);
+      if (stopping || code === 0 || !place) return;
+      // A worker that cannot start (a port taken, a bad database) would be forked forever, the host
+      // flapping unseen: after 5 failures within 10 s of their start, the primary gives up, so the
+      // process manager sees the failure.
+      const quickFails = Date.now() - place.startedAt < WORKER_QUICK_FAIL_MS ? place.quickFails + 1 : 0;
+      if (quickFails >= WORKER_QUICK_FAILS) {
+        console.error(`worker ${place.index} failed ${quickFails} times within 10 s of its start; stopping`);
+        stopping = true;
+        for (const other of Object.values(cluster.workers ?? {})) other?.process.kill('SIGKILL');
+        process.exit(1);
       }
+      console.error(`worker ${worker.process.pid} exited with ${code}; starting another`);
+      setTimeout(() => stopping || fork(place.index, quickFails), quickFails * 1000);
     });
     // The workers are asked over IPC, not with the signal: when the whole process group got it too
     // (systemd, Ctrl-C), a forwarded copy would be each worker's second signal and end it at once,

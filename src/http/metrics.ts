@@ -125,6 +125,8 @@ export interface MetricsOptions {
   /** Production: `/metrics` only on `metricsPort`, or on the API port to a key with the `admin` scope. */
   production?: boolean;
   metricsPort?: number | null;
+  /** The address `metricsPort` listens on (all by default). */
+  metricsHost?: string;
   /** Domain gauges read from the database when scraped (the fleet's shared state). */
   sources?: {
     outboxBacklog(): Promise<{ count: number; oldest: Date | null }>;
@@ -243,7 +245,7 @@ export const metricsPlugin = fp(async (app: FastifyInstance, options: MetricsOpt
     });
     app.decorate('metricsServer', server);
     app.addHook('onListen', (done) => {
-      server.listen(options.metricsPort ?? 0, () => done());
+      server.listen(options.metricsPort ?? 0, options.metricsHost ?? '0.0.0.0', () => done());
     });
     app.addHook('onClose', (_app, done) => {
       if (server.listening) server.close(() => done());

@@ -1,5 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -76,7 +77,7 @@ test('SIGTERM: /readyz turns 503 first while requests are still served, in-fligh
 const postgres = process.env.TEST_DATABASE_URL;
 
 test.skipIf(!postgres)(
-  'KOLLI_WORKERS=2: SIGTERM to the whole process group drains every worker, none forced out',
+  'KOLLI_WORKERS=2: a metrics port each; SIGTERM to the whole process group drains every worker, none forced out',
   async () => {
     // Once each worker had the signal twice (its group's, and the primary's copy), took the second as
     // "force", and exited at once: no drain, requests in flight cut (systemd signals the whole group).
@@ -87,10 +88,13 @@ test.skipIf(!postgres)(
     await admin.query(`create database ${name} template ${inject('postgresTemplate')}`);
     try {
       const port = await freePort();
+      const metrics = await freePort();
       const base = `http://127.0.0.1:${port}`;
       const server = runNpm('start', {
         PORT: String(port),
         HOST: '127.0.0.1',
+        NODE_ENV: 'production',
+        METRICS_PORT: String(metrics),
         DATABASE_URL: withDatabase(url, name),
         KOLLI_DATA_DIR: dataDir,
         KOLLI_ADMIN_KEY: ADMIN_KEY,
@@ -99,10 +103,14 @@ test.skipIf(!postgres)(
         LOG_LEVEL: 'info',
       });
       const deadline = Date.now() + 60_000;
-      while ((await status(`${base}/readyz`)) !== 200) {
+      const scraped = async () =>
+        Promise.all([metrics, metrics + 1].map((m) => status(`http://127.0.0.1:${m}/metrics`)));
+      while ((await status(`${base}/readyz`)) !== 200 || (await scraped()).some((s) => s !== 200)) {
         if (Date.now() > deadline) throw new Error(`server did not start:\n${server.output()}`);
         await new Promise((r) => setTimeout(r, 200));
       }
+      // Each worker is scraped on its own port (METRICS_PORT + its index): its counters are its own.
+      expect(await scraped()).toEqual([200, 200]);
       const signalled = Date.now();
       if (server.child.pid) process.kill(-server.child.pid, 'SIGTERM');
       // Both workers drain: not ready, still serving, for the drain time.
@@ -116,6 +124,42 @@ test.skipIf(!postgres)(
       expect(output).not.toMatch(/second SIG(TERM|INT), exiting/);
       expect(output.match(/"msg":"shutting down"/g)).toHaveLength(2);
     } finally {
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    }
+  },
+  120_000,
+);
+
+test.skipIf(!postgres)(
+  'KOLLI_WORKERS: workers that cannot start are not forked forever; the primary stops, failing',
+  async () => {
+    // Once forked again at once, forever: the API port flapped, and the process manager saw nothing.
+    const url = postgres as string;
+    const name = `kolli_crashing_${Date.now()}`;
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`create database ${name} template ${inject('postgresTemplate')}`);
+    // The first worker's metrics port is taken, so it cannot start.
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const metrics = (taken.address() as AddressInfo).port;
+    try {
+      const server = runNpm('start', {
+        PORT: String(await freePort()),
+        HOST: '127.0.0.1',
+        NODE_ENV: 'production',
+        METRICS_PORT: String(metrics),
+        DATABASE_URL: withDatabase(url, name),
+        KOLLI_DATA_DIR: dataDir,
+        KOLLI_ADMIN_KEY: ADMIN_KEY,
+        KOLLI_WORKERS: '2',
+        LOG_LEVEL: 'warn',
+      });
+      expect(await groupEnded(server)).toBe(1);
+      expect(server.output()).toMatch(/worker 0 failed 5 times within 10 s of its start; stopping/);
+    } finally {
+      taken.close();
       await admin.query(`drop database if exists ${name} with (force)`);
       await admin.end();
     }
