@@ -69,3 +69,11 @@ test('a production start says its mode, and names the carrier settings left to t
     await stopGroup(running);
   }
 }, 90_000);
+
+test('npm run migrate refused by a setting says so in one line, without a stack', async () => {
+  const running = runNpm('migrate', { NODE_ENV: 'prod', KOLLI_DATA_DIR: dataDir, DATABASE_URL: '' });
+  expect(await running.exited).toBe(1);
+  const output = running.output();
+  expect(output).toContain('nodeEnv: NODE_ENV must be one of development, test, production');
+  expect(output).not.toMatch(/\n\s+at /);
+}, 90_000);
