@@ -15,6 +15,9 @@ import {
   type TestContext,
 } from '../../test/helpers';
 import { turnsWhileRendering } from '../../test/turns';
+import { createServices } from '../app';
+import type { Account } from '../auth/access';
+import { loadConfig } from '../config';
 import { registerFonts } from '../lib/pdf-fonts';
 import { mulDivHalfUp } from '../lib/units';
 import { decimalText, nokText } from './format';
@@ -250,6 +253,26 @@ describe('a domestic-only invoice', () => {
     };
     return { read, document: { ...document, lines } };
   }
+
+  test('an issued invoice keeps the seller it was issued by, whatever the configuration says later', async () => {
+    // Once read from the configuration when drawn: a changed bank account changed issued invoices.
+    const later = loadConfig({
+      ...process.env,
+      LOG_LEVEL: 'silent',
+      KOLLI_SELLER_NAME: 'Ny Frakt AS',
+      KOLLI_SELLER_BANK_ACCOUNT: '1503.12.34562',
+    });
+    const services = createServices(ctx.database, later);
+    const account: Account = {
+      keyId: 'test',
+      name: 'test',
+      scopes: new Set(['invoice']),
+      customerNrs: new Set(['1000']),
+    };
+    const document = await services.invoicing.document(account, invoiceNr);
+    expect(document.seller).toEqual(ctx.config.seller);
+    expect(document.seller.name).toBe('Kolli Sandbox AS');
+  });
 
   test('a long invoice is sent as it is drawn: drawing waits for a client that does not read', async () => {
     const { read, document } = counting(await longDocument(3000));

@@ -107,6 +107,7 @@ export function createInvoiceIssuer(deps: InvoicingDeps) {
       dueDate,
       totalOre,
       nokPerEur: invoice.nokPerEur,
+      seller: deps.seller,
     });
     let lineNr = 0;
     for await (const lines of batches) {

@@ -293,7 +293,8 @@ export function createInvoiceReports({
     async document(account: Account, invoiceNr: number) {
       const invoice = await createInvoicingStore(db).invoice(invoiceNr);
       if (!invoice || !canActFor(account, invoice.customerNr)) throw notFound(`Invoice ${invoiceNr}`);
-      return { invoice, seller, lines: () => invoiceLinePages(db, invoiceNr) };
+      // The seller it was issued by; an invoice from before that was kept shows today's.
+      return { invoice, seller: invoice.seller ?? seller, lines: () => invoiceLinePages(db, invoiceNr) };
     },
 
     /**

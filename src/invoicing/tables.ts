@@ -64,10 +64,23 @@ export const invoices = pgTable(
     totalOre: bigint('total_ore', { mode: 'number' }).notNull(),
     /** NOK per EUR in force on the invoice date (decimal text), null when no rate table is in force. */
     nokPerEur: text('nok_per_eur'),
+    /**
+     * The seller as the invoice was issued by (name, organisation number, address, bank account), so
+     * its document never changes; null for invoices issued before 29 November 2026 (the current one).
+     */
+    seller: jsonb('seller').$type<InvoiceSeller>(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('invoices_customer_idx').on(t.customerNr, t.invoiceNr)],
 );
+
+/** The carrier as an invoice names it (`KOLLI_SELLER_*` when it was issued). */
+export interface InvoiceSeller {
+  name: string;
+  orgNr: string;
+  address: string[];
+  bankAccount: string;
+}
 
 /**
  * A cost line as invoiced (amounts in øre; negative on credit notes and for discounts), with its VAT
