@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -105,7 +106,10 @@ describe('in production', () => {
     try {
       expect((await ctx.app.inject({ url: '/metrics', headers: bearer(ADMIN_KEY) })).statusCode).toBe(404);
       await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-      const port = (ctx.app.metricsServer?.address() as AddressInfo | undefined)?.port;
+      // Its own listen resolves METRICS_HOST first, after the API's has returned.
+      const server = ctx.app.metricsServer;
+      if (server && !server.listening) await once(server, 'listening');
+      const port = (server?.address() as AddressInfo | undefined)?.port;
       expect(port).toBeGreaterThan(0);
       const res = await fetch(`http://127.0.0.1:${port}/metrics`);
       expect(res.status).toBe(200);
