@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { type AddressInfo, createServer } from 'node:net';
@@ -76,32 +77,48 @@ test('SIGTERM: /readyz turns 503 first while requests are still served, in-fligh
 
 const postgres = process.env.TEST_DATABASE_URL;
 
-test.skipIf(!postgres)(
-  'KOLLI_WORKERS=2: a metrics port each; SIGTERM to the whole process group drains every worker, none forced out',
-  async () => {
-    // Once each worker had the signal twice (its group's, and the primary's copy), took the second as
-    // "force", and exited at once: no drain, requests in flight cut (systemd signals the whole group).
-    const url = postgres as string;
-    const name = `kolli_cluster_${Date.now()}`;
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    await admin.query(`create database ${name} template ${inject('postgresTemplate')}`);
-    try {
-      const port = await freePort();
-      const metrics = await freePort();
-      const base = `http://127.0.0.1:${port}`;
-      const server = runNpm('start', {
-        PORT: String(port),
+/**
+ * A production cluster of two workers on a scratch PostgreSQL database copied from the run's
+ * template, started with `npm start`: `run` gets it, the database is dropped after.
+ */
+async function withCluster(
+  env: { PORT: string; METRICS_PORT: string; LOG_LEVEL: string },
+  run: (server: ReturnType<typeof runNpm>) => Promise<void>,
+) {
+  const url = postgres as string;
+  const name = `kolli_cluster_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`create database ${name} template ${inject('postgresTemplate')}`);
+  try {
+    await run(
+      runNpm('start', {
+        ...env,
         HOST: '127.0.0.1',
         NODE_ENV: 'production',
-        METRICS_PORT: String(metrics),
         DATABASE_URL: withDatabase(url, name),
         KOLLI_DATA_DIR: dataDir,
         KOLLI_ADMIN_KEY: ADMIN_KEY,
         KOLLI_WORKERS: '2',
         KOLLI_SHUTDOWN_DRAIN_MS: '2000',
-        LOG_LEVEL: 'info',
-      });
+      }),
+    );
+  } finally {
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  }
+}
+
+test.skipIf(!postgres)(
+  'KOLLI_WORKERS=2: a metrics port each; SIGTERM to the whole process group drains every worker, none forced out',
+  async () => {
+    // Once each worker had the signal twice (its group's, and the primary's copy), took the second as
+    // "force", and exited at once: no drain, requests in flight cut (systemd signals the whole group).
+    const port = await freePort();
+    const metrics = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const env = { PORT: String(port), METRICS_PORT: String(metrics), LOG_LEVEL: 'info' };
+    await withCluster(env, async (server) => {
       const deadline = Date.now() + 60_000;
       const scraped = async () =>
         Promise.all([metrics, metrics + 1].map((m) => status(`http://127.0.0.1:${m}/metrics`)));
@@ -123,10 +140,7 @@ test.skipIf(!postgres)(
       const output = server.output();
       expect(output).not.toMatch(/second SIG(TERM|INT), exiting/);
       expect(output.match(/"msg":"shutting down"/g)).toHaveLength(2);
-    } finally {
-      await admin.query(`drop database if exists ${name} with (force)`);
-      await admin.end();
-    }
+    });
   },
   120_000,
 );
@@ -135,33 +149,18 @@ test.skipIf(!postgres)(
   'KOLLI_WORKERS: workers that cannot start are not forked forever; the primary stops, failing',
   async () => {
     // Once forked again at once, forever: the API port flapped, and the process manager saw nothing.
-    const url = postgres as string;
-    const name = `kolli_crashing_${Date.now()}`;
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    await admin.query(`create database ${name} template ${inject('postgresTemplate')}`);
     // The first worker's metrics port is taken, so it cannot start.
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const metrics = (taken.address() as AddressInfo).port;
     try {
-      const server = runNpm('start', {
-        PORT: String(await freePort()),
-        HOST: '127.0.0.1',
-        NODE_ENV: 'production',
-        METRICS_PORT: String(metrics),
-        DATABASE_URL: withDatabase(url, name),
-        KOLLI_DATA_DIR: dataDir,
-        KOLLI_ADMIN_KEY: ADMIN_KEY,
-        KOLLI_WORKERS: '2',
-        LOG_LEVEL: 'warn',
+      const env = { PORT: String(await freePort()), METRICS_PORT: String(metrics), LOG_LEVEL: 'warn' };
+      await withCluster(env, async (server) => {
+        expect(await groupEnded(server)).toBe(1);
+        expect(server.output()).toMatch(/worker 0 failed 5 times within 10 s of its start; stopping/);
       });
-      expect(await groupEnded(server)).toBe(1);
-      expect(server.output()).toMatch(/worker 0 failed 5 times within 10 s of its start; stopping/);
     } finally {
       taken.close();
-      await admin.query(`drop database if exists ${name} with (force)`);
-      await admin.end();
     }
   },
   120_000,
