@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { auditMade } from '../audit/plugin';
 import { SCOPES } from '../auth/access';
 import type { AuthService } from '../auth/service';
 import type { CustomerService } from '../customers/service';
@@ -177,9 +178,10 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{
         violations.check(`CustomerNrs[${i}]`, known.has(nr), `Customer number ${nr} does not exist.`);
       });
       violations.throwIfAny();
-      return reply
-        .code(201)
-        .send(await auth.createKey({ name: Name, customerNrs: CustomerNrs, scopes: Scopes }));
+      const created = await auth.createKey({ name: Name, customerNrs: CustomerNrs, scopes: Scopes });
+      // The trail names the key made and what it may do (never the key itself).
+      auditMade(request, { KeyId: created.Id, Scopes: Scopes.join(' '), CustomerNrs: CustomerNrs.join(' ') });
+      return reply.code(201).send(created);
     },
   );
 

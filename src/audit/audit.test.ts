@@ -47,6 +47,24 @@ describe('the admin audit trail', () => {
     });
   });
 
+  test('a key made through the admin API is named in its row, with what it may do, never the key', async () => {
+    // Once `Params: {}`: the trail could not say which key an administrator had created.
+    const made = await admin('POST', '/admin/api-keys', {
+      Name: 'Revisor',
+      CustomerNrs: ['7000'],
+      Scopes: ['invoice', 'shipments'],
+    });
+    expect(made.statusCode).toBe(201);
+    const { Id, Key } = json<{ Id: string; Key: string }>(made);
+    const [row] = (await trail()).Entries;
+    expect(row).toMatchObject({
+      Route: '/admin/api-keys',
+      Status: 201,
+      Params: { KeyId: Id, Scopes: 'invoice shipments', CustomerNrs: '7000' },
+    });
+    expect(JSON.stringify(row)).not.toContain(Key);
+  });
+
   test('reads, refused requests and other scopes change nothing and are not audited', async () => {
     const before = (await trail()).Entries.length;
     expect((await admin('GET', '/admin/customers')).statusCode).toBe(200);

@@ -4,6 +4,15 @@ import type { AuditService } from './service';
 
 const CHANGES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const pending = new WeakMap<FastifyRequest, number>();
+const made = new WeakMap<FastifyRequest, Record<string, string>>();
+
+/**
+ * What an audited change made that its path does not name (the id of a key it created), added to
+ * its row's parameters when it is settled. A route calls it once it has made the change.
+ */
+export function auditMade(request: FastifyRequest, params: Record<string, string>): void {
+  made.set(request, { ...made.get(request), ...params });
+}
 
 const changes = (method: RouteOptions['method']) =>
   (Array.isArray(method) ? method : [method]).some((m) => CHANGES.has(m));
@@ -36,7 +45,7 @@ export const auditPlugin = fp(async (app: FastifyInstance, { audit }: { audit: A
     if (id === undefined) return payload;
     pending.delete(request);
     try {
-      await audit.settle(id, reply.statusCode);
+      await audit.settle(id, reply.statusCode, made.get(request));
     } catch (err) {
       // The row stays, with no status: a change whose outcome was not recorded.
       request.log.error({ err, auditId: id }, 'audit row not settled');

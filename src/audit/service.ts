@@ -68,8 +68,9 @@ export function createAuditService({
       });
     },
 
-    /** Records the change's outcome: the status answered. */
-    settle: (id: number, status: number) => store.settle(id, status, clock()),
+    /** Records the change's outcome: the status answered, and what the change made when it says. */
+    settle: (id: number, status: number, made?: Record<string, string>) =>
+      store.settle(id, status, clock(), made),
 
     /** Newest first, a page of `Limit` (default 100) before `Before`, of `KeyId` when given. */
     async list(q: { Before?: number; KeyId?: string; Limit?: number }) {

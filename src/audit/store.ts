@@ -1,4 +1,4 @@
-import { and, desc, eq, lt, type SQL } from 'drizzle-orm';
+import { and, desc, eq, lt, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import { adminAudit } from './tables';
 
@@ -14,8 +14,16 @@ export function createAuditStore(db: DbOrTx) {
       return inserted.id;
     },
 
-    async settle(id: number, status: number, at: Date): Promise<void> {
-      await db.update(adminAudit).set({ status, settledAt: at }).where(eq(adminAudit.id, id));
+    /** The outcome; `made` adds what the change made (a new key's id) to the row's parameters. */
+    async settle(id: number, status: number, at: Date, made?: Record<string, string>): Promise<void> {
+      await db
+        .update(adminAudit)
+        .set({
+          status,
+          settledAt: at,
+          ...(made && { params: sql`${adminAudit.params} || ${JSON.stringify(made)}::jsonb` }),
+        })
+        .where(eq(adminAudit.id, id));
     },
 
     /** At most `limit` rows, newest first, before id `before`, of key `keyId` when given. */
