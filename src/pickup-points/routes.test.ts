@@ -162,6 +162,16 @@ describe('PUT /admin/pickup-points', () => {
     expect(await ctx.services.pickupPoints.get(10154)).not.toBeNull();
   });
 
+  test('a point at a service postal code is refused: no booking could be delivered there', async () => {
+    // Once imported, and every booking to it then refused: 0045 is a business-reply code.
+    const res = await put({ PickupPoints: [point({ Zip: '0045', Place: 'OSLO' })] });
+    expect(res.statusCode).toBe(400);
+    expect(json<{ errors: Record<string, string[]> }>(res).errors).toEqual({
+      'PickupPoints[0].Zip': ['Postal code 0045 is a service code, not used in addresses.'],
+    });
+    expect(await ctx.services.pickupPoints.get(10154)).not.toBeNull();
+  });
+
   test('schema and rule violations come in one 400: a bad latitude, a duplicate id and an unknown zip', async () => {
     const res = await put({
       PickupPoints: [

@@ -107,13 +107,14 @@ export function createPickupPointService({
   ];
 
   /**
-   * The rules of an import beyond its schema: ids unique, zips among `known` postal codes. Throws
+   * The rules of an import beyond its schema: ids unique, zips among the register's postal codes
+   * (`categories`: each known code's category) and none a service code, no address at all. Throws
    * `ValidationFailed` naming every violation. Also run on what the schema accepted of a refused
    * import (`domainRules`), so its points may lack the fields the schema refused: those are skipped.
    */
   function judgeImport(
     points: readonly Partial<PickupPointImport['PickupPoints'][number]>[],
-    known: ReadonlySet<string>,
+    categories: ReadonlyMap<string, string>,
   ): void {
     const v = new Violations();
     const ids = new Set<number>();
@@ -123,11 +124,11 @@ export function createPickupPointService({
         ids.add(p.Id);
       }
       if (typeof p.Zip === 'string') {
-        v.check(
-          `PickupPoints[${i}].Zip`,
-          known.has(p.Zip),
-          `Postal code ${p.Zip} is not in the postal register.`,
-        );
+        const category = categories.get(p.Zip);
+        const field = `PickupPoints[${i}].Zip`;
+        if (v.check(field, category !== undefined, `Postal code ${p.Zip} is not in the postal register.`)) {
+          v.check(field, category !== 'S', `Postal code ${p.Zip} is a service code, not used in addresses.`);
+        }
       }
     });
     v.throwIfAny();
@@ -144,7 +145,7 @@ export function createPickupPointService({
 
     /** `judgeImport` against the register as the in-memory snapshot has it (a refused import's rest). */
     async checkImport(points: readonly Partial<PickupPointImport['PickupPoints'][number]>[]): Promise<void> {
-      judgeImport(points, new Set((await postalCodes.categoriesOf(zipsOf(points))).keys()));
+      judgeImport(points, await postalCodes.categoriesOf(zipsOf(points)));
     },
 
     /**

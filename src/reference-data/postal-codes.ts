@@ -73,13 +73,14 @@ const view = (row: PostalCodeRow): PostalCodeView => ({
 
 /**
  * Holds the register as it is until `tx` ends (a register import or load waits for it) and answers
- * which of `codes` it has, read in `tx`. What is written at postal codes (pickup points, terminal
+ * which of `codes` it has, each with its category, read in `tx`. What is written at postal codes (pickup points, terminal
  * overrides) is judged under it, so a register withdrawing a code cannot pass between the check and
  * the write and leave something standing at a code that no longer exists.
  */
-export async function holdRegister(tx: Tx, codes: readonly string[]): Promise<Set<string>> {
+export async function holdRegister(tx: Tx, codes: readonly string[]): Promise<Map<string, string>> {
   await lockLoad(tx, SHIPPED_FILE);
-  return new Set(codes.length === 0 ? [] : await existingCodes(tx, codes));
+  const rows = codes.length === 0 ? [] : await existingCodes(tx, codes);
+  return new Map(rows.map((r) => [r.code, r.category]));
 }
 
 /**

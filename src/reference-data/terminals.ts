@@ -152,7 +152,7 @@ export function createTerminalService({ db, cacheMs = ROUTING_CACHE_MS }: { db: 
           data.overrides.map((o) => o.postalCode),
         );
         const v = new Violations();
-        checkRouting(data, known, v);
+        checkRouting(data, new Set(known.keys()), v);
         v.throwIfAny();
         await writeRouting(tx, data);
         return assignPostalCodeTerminals(tx);

@@ -46,13 +46,15 @@ export async function codesNotIn(db: DbOrTx, kept: readonly string[]): Promise<s
   return rows.map((r) => r.code);
 }
 
-/** Which of the given codes are in the register. */
-export async function existingCodes(db: DbOrTx, codes: readonly string[]): Promise<string[]> {
-  const rows = await db
-    .select({ code: postalCodes.postalCode })
+/** Which of the given codes are in the register, each with its category. */
+export async function existingCodes(
+  db: DbOrTx,
+  codes: readonly string[],
+): Promise<{ code: string; category: string }[]> {
+  return db
+    .select({ code: postalCodes.postalCode, category: postalCodes.category })
     .from(postalCodes)
     .where(inArray(postalCodes.postalCode, [...codes]));
-  return rows.map((r) => r.code);
 }
 
 export async function findCode(db: DbOrTx, postalCode: string): Promise<PostalCodeRow | null> {
