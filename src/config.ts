@@ -296,6 +296,9 @@ export function loadConfig(env: Env = process.env): Config {
     metricsPortsTaken(candidate)
       ? `metricsPort: METRICS_PORT must leave PORT free (the metrics ports are METRICS_PORT … METRICS_PORT + KOLLI_WORKERS − 1)`
       : null,
+    candidate.metricsPort !== null && candidate.metricsPort + candidate.workers - 1 > 65535
+      ? 'metricsPort: METRICS_PORT + KOLLI_WORKERS − 1 must be a port (at most 65535): each worker has its own'
+      : null,
     isOrgNr(seller.orgNr) ? null : 'seller.orgNr: KOLLI_SELLER_ORG_NR fails its MOD11 check digit',
     isBankAccount(seller.bankAccount)
       ? null

@@ -173,6 +173,7 @@ describe('CORS and metrics settings (issue 20)', () => {
     );
     expect(() => loadConfig({ PORT: '9466', METRICS_PORT: '9464', KOLLI_WORKERS: '4' })).toThrow(/PORT free/);
     expect(loadConfig({ PORT: '9468', METRICS_PORT: '9464', KOLLI_WORKERS: '4' }).metricsPort).toBe(9464);
+    expect(() => loadConfig({ METRICS_PORT: '65535', KOLLI_WORKERS: '2' })).toThrow(/at most 65535/);
     expect(loadConfig({ HOST: '10.0.0.5' }).metricsHost).toBe('10.0.0.5');
     expect(loadConfig({ HOST: '10.0.0.5', METRICS_HOST: '10.9.0.5' }).metricsHost).toBe('10.9.0.5');
     expect(loadConfig({}).workerIndex).toBe(0);

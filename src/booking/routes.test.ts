@@ -277,6 +277,21 @@ describe('rules (400 naming every violated field)', () => {
       }),
     );
     expect(toAPoint.statusCode, toAPoint.body).toBe(201);
+    // A PickupPoint address block names no point: without PickupPointId the parcels go to the door.
+    const blockOnly = await post(
+      booking({
+        RecipientZip: '0101',
+        RecipientPlace: 'OSLO',
+        PickupPointAddress: 'x',
+        PickupPointZip: '0150',
+        PickupPointPlace: 'OSLO',
+      }),
+    );
+    expect(errorsOf(blockOnly)).toMatchObject({
+      RecipientZip: [
+        "Postal code 0101 is for PO boxes only: the delivery needs a street address's postal code.",
+      ],
+    });
     // A return shipment's parcels go to the return address's door.
     const returned = await post(
       booking({

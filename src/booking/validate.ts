@@ -63,7 +63,8 @@ export async function validateRequest(
   const zips = Object.values(addresses).flatMap((a) => (a?.Zip && a.Country === 'NO' ? [a.Zip] : []));
   const use = {
     final: status !== null && status >= STATUS.ReadyForPublish,
-    toAPoint: addresses.PickupPoint !== null || product?.PickupPoints === true,
+    // A named pickup point (an address block alone names none), or the product's only way.
+    toAPoint: body.PickupPointId != null || product?.PickupPoints === true,
     // With no return address, a generated return goes back to the pickup address.
     withReturn: body.ShouldGenerateReturnShipment === true,
   };

@@ -45,7 +45,9 @@ export function assertChangeable(row: ShipmentRow): void {
     throw new DomainError(
       'conflict',
       'shipment_published',
-      `Shipment ${row.id} is Published: it is booked with the carrier and can no longer be changed. Cancel it (DELETE /v2/Shipment/${row.id}) and book a new one.`,
+      row.pickedUpAt
+        ? `Shipment ${row.id} is Published and picked up: it can no longer be changed or cancelled.`
+        : `Shipment ${row.id} is Published: it is booked with the carrier and can no longer be changed. Cancel it (DELETE /v2/Shipment/${row.id}) and book a new one.`,
     );
   }
 }

@@ -170,16 +170,17 @@ export function createOperationsService(deps: OperationsDeps) {
             `Time is more than 24 hours before shipment ${parcel.shipmentId} was published (${formatOslo(parcel.publishedAt)}).`,
           );
         }
-        // A duplicate repeats an event accepted earlier in the batch; a rejected one does not count.
+        // An event's own faults first; then, a duplicate repeats an event accepted earlier in the
+        // batch (a rejected one does not count).
+        if (errors.length > 0 || !time || !parcel) {
+          results.push({ EventId: e.EventId, Status: 'rejected', Errors: errors });
+          return;
+        }
         const earlier = seen.get(e.EventId);
         if (earlier !== undefined) {
           const same = sameEvent(earlier, factsOf(e, time));
           if (same) repeats.push({ index: results.length, of: earlier.index });
           results.push(same ? duplicate(e) : reusedId(e));
-          return;
-        }
-        if (errors.length > 0 || !time || !parcel) {
-          results.push({ EventId: e.EventId, Status: 'rejected', Errors: errors });
           return;
         }
         seen.set(e.EventId, { ...factsOf(e, time), index });

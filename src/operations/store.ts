@@ -35,17 +35,16 @@ export function createOperationsStore(db: DbOrTx) {
     },
 
     /**
-     * When each parcel was picked up, as its scans tell it: its first `PickedUp` scan, or, while it
-     * has none (the pickup scan was missed), its first scan of any kind, since the carrier had it then.
+     * When each parcel was picked up, as its scans tell it: its earliest scan of any kind. That is its
+     * `PickedUp` scan, unless the pickup scan was missed or came later than a scan further on (the
+     * carrier had the parcel from the first).
      */
     async pickupsOf(shipmentIds: string[], parcelIds: string[]): Promise<Map<string, Date>> {
       if (parcelIds.length === 0) return new Map();
       const rows = await db
         .select({
           parcelId: scanEvents.parcelId,
-          time: sql<Date>`coalesce(min(${scanEvents.time}) filter (where ${scanEvents.eventType} = 'PickedUp'), min(${scanEvents.time}))`.mapWith(
-            scanEvents.time,
-          ),
+          time: sql<Date>`min(${scanEvents.time})`.mapWith(scanEvents.time),
         })
         .from(scanEvents)
         // By shipment first: the index is the shipment's (its scans in time order).
