@@ -236,23 +236,16 @@ export function createOperationsService(deps: OperationsDeps) {
         }
         const stored = accepted.filter((a) => fresh.has(a.input.EventId));
 
-        // Each scanned parcel's pickup, as its scans tell it (`pickupsOf`): it sets the pickup time
-        // and date and closes the cancellation window. The first delivery is booking's fact too.
-        const scanned = [...new Set(stored.map((a) => a.input.ParcelId))];
-        const pickups = await createOperationsStore(tx).pickupsOf(
-          [...new Set(stored.map((a) => a.shipmentId))],
-          scanned,
-        );
-        const shipmentOf = new Map(stored.map((a) => [a.input.ParcelId, a.shipmentId]));
+        // A parcel's pickup is its earliest scan of any kind: booking keeps the earliest so far and
+        // takes each of these that is earlier. The first delivery is booking's fact too.
+        const facts = (a: (typeof stored)[number]) => ({
+          parcelId: a.input.ParcelId,
+          shipmentId: a.shipmentId,
+          time: a.time,
+        });
         await deps.booking.recordScans(tx, {
-          pickups: [...pickups].map(([parcelId, time]) => ({
-            parcelId,
-            shipmentId: shipmentOf.get(parcelId) as string,
-            time,
-          })),
-          deliveries: stored
-            .filter((a) => a.input.EventType === 'Delivered')
-            .map((a) => ({ parcelId: a.input.ParcelId, shipmentId: a.shipmentId, time: a.time })),
+          scans: stored.map(facts),
+          deliveries: stored.filter((a) => a.input.EventType === 'Delivered').map(facts),
         });
 
         const events: DomainEvent[] = stored.flatMap((a) => {

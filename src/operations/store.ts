@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import { scanEvents } from './tables';
 
@@ -32,25 +32,6 @@ export function createOperationsStore(db: DbOrTx) {
         .from(scanEvents)
         .where(inArray(scanEvents.eventId, eventIds));
       return new Map(rows.map(({ eventId, ...scan }) => [eventId, scan]));
-    },
-
-    /**
-     * When each parcel was picked up, as its scans tell it: its earliest scan of any kind. That is its
-     * `PickedUp` scan, unless the pickup scan was missed or came later than a scan further on (the
-     * carrier had the parcel from the first).
-     */
-    async pickupsOf(shipmentIds: string[], parcelIds: string[]): Promise<Map<string, Date>> {
-      if (parcelIds.length === 0) return new Map();
-      const rows = await db
-        .select({
-          parcelId: scanEvents.parcelId,
-          time: sql<Date>`min(${scanEvents.time})`.mapWith(scanEvents.time),
-        })
-        .from(scanEvents)
-        // By shipment first: the index is the shipment's (its scans in time order).
-        .where(and(inArray(scanEvents.shipmentId, shipmentIds), inArray(scanEvents.parcelId, parcelIds)))
-        .groupBy(scanEvents.parcelId);
-      return new Map(rows.map((r) => [r.parcelId, r.time]));
     },
 
     /** A shipment's scans in time order; with `parcelIds`, those parcels' alone. */

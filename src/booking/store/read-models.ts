@@ -216,18 +216,21 @@ export function createBookingReadStore(db: DbOrTx) {
     },
 
     /**
-     * What scans tell booking (operations judges them): each scanned parcel's pickup time, which
-     * the shipment's pickup (its first parcel's, with its Oslo date) follows, and the first
-     * deliveries. Nothing moves an invoiced shipment's pickup.
+     * What scans tell booking (operations judges them): a parcel's pickup is its earliest scan of
+     * any kind (the carrier has had it since, whatever order the scans arrive in), the shipment's
+     * pickup (time and Oslo date) its first parcel's, and the first deliveries. Nothing moves an
+     * invoiced shipment's pickup.
      */
-    async recordScans({ pickups, deliveries }: ScanFacts) {
-      if (pickups.length > 0) {
-        const payload = JSON.stringify(pickups.map((s) => ({ parcel_id: s.parcelId, time: s.time })));
+    async recordScans({ scans, deliveries }: ScanFacts) {
+      if (scans.length > 0) {
+        const payload = JSON.stringify(scans.map((s) => ({ parcel_id: s.parcelId, time: s.time })));
         await db.execute(sql`
           update ${parcels} p set picked_up_at = s.time
-            from json_to_recordset(${payload}::json) as s(parcel_id text, time timestamptz)
-           where p.parcel_id = s.parcel_id and p.picked_up_at is distinct from s.time`);
-        const ids = [...new Set(pickups.map((s) => s.shipmentId))];
+            from (select parcel_id, min(time) as time
+                    from json_to_recordset(${payload}::json) as r(parcel_id text, time timestamptz)
+                   group by parcel_id) s
+           where p.parcel_id = s.parcel_id and (p.picked_up_at is null or s.time < p.picked_up_at)`);
+        const ids = [...new Set(scans.map((s) => s.shipmentId))];
         await db.execute(sql`
           update ${shipments} s
              set picked_up_at = f.first,
@@ -254,7 +257,7 @@ export function createBookingReadStore(db: DbOrTx) {
   };
 }
 
-/** A parcel's scanned fact: when it was picked up, or delivered. */
+/** A parcel's scan as booking records it: when it was made. */
 export interface ScannedParcel {
   shipmentId: string;
   parcelId: string;
@@ -263,8 +266,8 @@ export interface ScannedParcel {
 
 /** What a batch of scans tells booking. */
 export interface ScanFacts {
-  /** Each scanned parcel's pickup time, as all its scans tell it. */
-  pickups: readonly ScannedParcel[];
+  /** Every accepted scan: the earliest of a parcel's is its pickup. */
+  scans: readonly ScannedParcel[];
   /** Its `Delivered` scans. */
   deliveries: readonly ScannedParcel[];
 }
