@@ -169,7 +169,8 @@ export async function validateRequest(
   // A generated return shipment is published with its original and goes back the other way once the
   // original has arrived: planned for pickup the working day after the original's delivery date.
   const back = plan && product && body.ShouldGenerateReturnShipment ? returnAddresses(addresses) : null;
-  const returnPickupDate = plan ? addWorkingDays(desiredDelivery ?? plan.EarliestDeliveryDate, 1) : null;
+  const returnPickupDate =
+    back && plan ? addWorkingDays(desiredDelivery ?? plan.EarliestDeliveryDate, 1) : null;
   const returnPlan =
     back?.Pickup.Zip && back.Recipient.Zip && product && returnPickupDate
       ? await deps.schedule.deliveryPlan({
@@ -201,7 +202,7 @@ export async function validateRequest(
     pickupDate,
     plan,
     returnPlan,
-    returnPickupDate: back ? returnPickupDate : null,
+    returnPickupDate,
     desiredDelivery,
     desiredPickup,
   };

@@ -8,6 +8,7 @@ import {
 import pino, { type Bindings, type ChildLoggerOptions } from 'pino';
 import { numberText } from '../lib/number-text';
 import { serializeError } from './faults';
+import { decodeName } from './text-checks';
 
 /** What a redacted value reads as, in the log and in the request log (request-log/redact.ts). */
 export const REDACTED = '[redacted]';
@@ -130,14 +131,27 @@ function loggerOptions(level: string, stream?: NodeJS.WritableStream): FastifySe
 }
 
 /**
- * A query parameter whose name says it holds a secret (`client_secret`, `access_token`, `api_key`,
- * `password`): a client that sends one in the URL must not find it in the log.
+ * Query-parameter and property names whose values are secrets, whatever their case: in a logged URL
+ * here, and in what the request log stores (`src/request-log/redact.ts`).
  */
-const SECRET_PARAMETER = /([?&][^=&#]*(?:secret|passw|token|key|authorization)[^=&#]*=)[^&#]*/gi;
+export const SECRET_NAME = /^key$|secret|passw(or)?d|token|api[-_]?key|authorization|cookie/i;
+/** Text that may hold such a name: nearly every URL has none, and is logged as it is. */
+const MAY_NAME_A_SECRET = /key|secret|passw|token|authorization|cookie/i;
 
-/** The URL as logged: secret parameters' values replaced. */
-export const loggedUrl = (url: string): string =>
-  url.includes('?') ? url.replace(SECRET_PARAMETER, `$1${REDACTED}`) : url;
+/** The URL as logged: the values of parameters named like secrets (`?access_token=…`) replaced. */
+export function loggedUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0 || !MAY_NAME_A_SECRET.test(url)) return url;
+  const pairs = url.slice(q + 1).split('&');
+  return `${url.slice(0, q + 1)}${pairs
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      return eq > 0 && SECRET_NAME.test(decodeName(pair.slice(0, eq)))
+        ? `${pair.slice(0, eq + 1)}${REDACTED}`
+        : pair;
+    })
+    .join('&')}`;
+}
 
 /** Fastify's request serializer, with the URL as logged. */
 function requestOf(req: FastifyRequest) {

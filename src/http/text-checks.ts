@@ -76,7 +76,8 @@ function percentEscapesNotUtf8(text: string): boolean {
   return false;
 }
 
-const decodeName = (raw: string) => {
+/** A query parameter's name as written (`+` a space, percent-escapes decoded), or as sent when undecodable. */
+export const decodeName = (raw: string) => {
   try {
     return decodeURIComponent(raw.replace(/\+/g, ' '));
   } catch {

@@ -4,13 +4,9 @@
  */
 
 import { MAX_JSON_DEPTH } from '../http/json-body';
-import { REDACTED } from '../http/logging';
-
-/**
- * Property and query-parameter names whose values are secrets, whatever their case. Wider than the
- * server log's exact names (`SECRET_NAMES` in http/logging.ts): stored bodies are the client's own.
- */
-const SECRET_NAME = /^key$|secret|passw(or)?d|token|api[-_]?key|authorization|cookie/i;
+// Names of secrets (`SECRET_NAME`): wider than the server log's exact property names
+// (`SECRET_NAMES` in http/logging.ts), as stored bodies are the client's own.
+import { REDACTED, SECRET_NAME } from '../http/logging';
 
 /** A bearer or basic credential written into a text value. */
 const CREDENTIAL_IN_TEXT = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi;
