@@ -1,6 +1,7 @@
 import type { CatalogRules, Product } from '../catalog/service';
 import type { Violations } from '../lib/errors';
 import { isGsin, isSscc } from '../lib/gs1';
+import { notAnAddress } from '../reference-data/postal-codes';
 import { addDays, dateOfDateTime, isWorkingDay } from '../schedule/calendar';
 import { DESIRED_DATE_SLACK_DAYS } from '../schedule/service';
 import type { AddressBlock, CustomsLine, ShipmentAddresses } from './model';
@@ -140,7 +141,8 @@ export function checkZips(
     if (!v.check(field, category !== undefined, `Postal code ${block.Zip} is not in the postal register.`))
       continue;
     if (!use.final) continue;
-    v.check(field, category !== 'S', `Postal code ${block.Zip} is a service code, not used in addresses.`);
+    const notAddress = notAnAddress(block.Zip, category);
+    if (notAddress) v.add(field, notAddress);
     const atTheDoor =
       prefix === 'Pickup' ||
       (prefix === 'Recipient' && !use.toAPoint) ||

@@ -2,7 +2,11 @@ import type { Db } from '../db/client';
 import { notFound, ValidationFailed, Violations } from '../lib/errors';
 import { ttlCache } from '../lib/ttl-cache';
 import { readCsv } from '../reference-data/files';
-import { createPostalCodeService, type PostalCodeService } from '../reference-data/postal-codes';
+import {
+  createPostalCodeService,
+  notAnAddress,
+  type PostalCodeService,
+} from '../reference-data/postal-codes';
 import { loadWhenChanged, replaceAsAdmin } from '../reference-data/terminals-loads';
 import { distanceKm, type Point } from '../reference-data/terminals-routing';
 import type { PickupPointRecord } from './sandbox';
@@ -127,7 +131,8 @@ export function createPickupPointService({
         const category = categories.get(p.Zip);
         const field = `PickupPoints[${i}].Zip`;
         if (v.check(field, category !== undefined, `Postal code ${p.Zip} is not in the postal register.`)) {
-          v.check(field, category !== 'S', `Postal code ${p.Zip} is a service code, not used in addresses.`);
+          const notAddress = notAnAddress(p.Zip, category);
+          if (notAddress) v.add(field, notAddress);
         }
       }
     });

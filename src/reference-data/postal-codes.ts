@@ -72,6 +72,13 @@ const view = (row: PostalCodeRow): PostalCodeView => ({
 });
 
 /**
+ * Why a postal code of the register's `category` is no address, or null when it is one: a service
+ * code (`S`, business reply) names no place a parcel goes to or comes from.
+ */
+export const notAnAddress = (zip: string, category: string | undefined): string | null =>
+  category === 'S' ? `Postal code ${zip} is a service code, not used in addresses.` : null;
+
+/**
  * Holds the register as it is until `tx` ends (a register import or load waits for it) and answers
  * which of `codes` it has, each with its category, read in `tx`. What is written at postal codes (pickup points, terminal
  * overrides) is judged under it, so a register withdrawing a code cannot pass between the check and
