@@ -460,6 +460,21 @@ describe('the target’s answers', () => {
     expect(a?.responseBody).toHaveLength(4096);
   });
 
+  test('an answer holding NUL bytes is recorded (NUL replaced), and the next event is delivered', async () => {
+    const rec = await receiver(() => ({ body: 'ok\u0000nul' }));
+    const w = await insertWebhook(db(), { customerNr: '3040', url: rec.url });
+    await emit([{ type: 'shipment.created', customerNr: '3040', shipmentId: 'S40a' }]);
+    await drain(engine());
+    await emit([{ type: 'shipment.created', customerNr: '3040', shipmentId: 'S40b' }]);
+    await drain(engine());
+    const attempts = await attemptsOf(w.id);
+    expect(attempts.map((a) => [a.succeeded, a.responseBody])).toEqual([
+      [true, 'ok\uFFFDnul'],
+      [true, 'ok\uFFFDnul'],
+    ]);
+    expect((await deliveriesOf(w.id)).map((d) => d.status)).toEqual(['succeeded', 'succeeded']);
+  });
+
   test('redirects are not followed: a 3xx is a failure and the Location is never requested', async () => {
     const rec = await receiver((r) =>
       r.path === '/moved' ? { status: 307, headers: { location: '/elsewhere' } } : {},

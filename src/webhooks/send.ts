@@ -23,6 +23,13 @@ export interface SendOptions {
   now: () => Date;
 }
 
+/**
+ * A target's answer as text that can be stored: PostgreSQL refuses NUL in text, and an attempt
+ * that cannot be recorded would be sent again forever, holding back the webhook's later events.
+ */
+export const storableAnswer = (bytes: Buffer): string | null =>
+  bytes.toString('utf8').slice(0, MAX_RESPONSE_BYTES).replaceAll('\0', '\uFFFD') || null;
+
 /** `Retry-After` as seconds or an HTTP date, in ms from now; null when absent or unreadable. */
 export function parseRetryAfter(value: string | string[] | undefined, now: Date): number | null {
   const v = Array.isArray(value) ? value[0] : value;
@@ -85,7 +92,7 @@ export function send(options: SendOptions): Promise<SendResult> {
         finish({
           statusCode: response.statusCode ?? null,
           error: null,
-          responseBody: Buffer.concat(chunks).toString('utf8').slice(0, MAX_RESPONSE_BYTES) || null,
+          responseBody: storableAnswer(Buffer.concat(chunks)),
           retryAfterMs: parseRetryAfter(response.headers['retry-after'], options.now()),
         });
       response.on('data', (chunk: Buffer) => {
