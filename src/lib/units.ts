@@ -61,11 +61,16 @@ const GRAMS_PER_100_KG = 100 * GRAMS_PER_KG;
 /** How many 100 kg a weight starts (1 g → 1, 100 000 g → 1, 100 001 g → 2): tariffs charge per started 100 kg. */
 export const started100Kg = (grams: number): number => Math.ceil(grams / GRAMS_PER_100_KG);
 
-const MM_PER_M = 1000;
+const MG_PER_G = 1000;
 
-/** The weight of a length of load meters (measured to the millimetre) at a weight in grams per meter. */
+/**
+ * The weight of a length of load meters at a weight in grams per meter, rounded up to the gram. The
+ * product is first rounded to the milligram, so a binary float's error above an exact gram does not
+ * add one; the length itself is not rounded (a millimetre step moved 0.5405 m, 999.925 kg, into
+ * the band above 1 000 kg).
+ */
 export const gramsOfLoadMeters = (meters: number, gramsPerMeter: number): number =>
-  Math.round(meters * MM_PER_M) * (gramsPerMeter / MM_PER_M);
+  Math.ceil(Math.round(meters * gramsPerMeter * MG_PER_G) / MG_PER_G);
 
 /** A decimal kilogram string with at most 3 decimals (`"12.5"`) → integer grams (12500); else null. */
 export const parseKgAsGrams = (text: string): number | null => parseScaled(text, 3);

@@ -186,6 +186,19 @@ describe('domestic quotes, computed by hand', () => {
     expect(r.ok && r.value.total).toBe(83500);
   });
 
+  test('load meters are not rounded before the weight: 0.5405 × 1850 = 999.925 → 1000 kg, 1.0811 → 2001 kg', () => {
+    const chargeable = (loadMeters: number) => {
+      const r = priceDomestic(req({ loadMeters }), ctx());
+      return r.ok && r.value.chargeableWeightGrams;
+    };
+    expect(chargeable(0.5405)).toBe(1_000_000);
+    expect(chargeable(1.0811)).toBe(2_001_000);
+    // A float's error above an exact kilogram adds nothing: 0.4 × 1850 is 740 kg, 0.7 × 1850 is 1295.
+    expect(chargeable(0.4)).toBe(740_000);
+    expect(chargeable(0.7)).toBe(1_295_000);
+    expect(chargeable(0.1 + 0.2)).toBe(555_000);
+  });
+
   test('pallet spaces: 1 × 750 kg → 300.00 + 7 × 50.00', () => {
     const r = priceDomestic(req({ palletSpaces: 1 }), ctx());
     expect(r.ok && r.value.freightLines[0]?.amount).toBe(65000);
