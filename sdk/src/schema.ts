@@ -1485,9 +1485,9 @@ export interface components {
         };
         InvoiceSummary: {
             CreditsInvoiceNr: number | null;
-            /** @description YYYY-MM-DD. */
+            /** @description YYYY-MM-DDT00:00:00 (the date). */
             DueDate: string;
-            /** @description YYYY-MM-DD. */
+            /** @description YYYY-MM-DDT00:00:00 (the date). */
             InvoiceDate: string;
             InvoiceNr: number;
             IsCreditNote: boolean;

@@ -1,7 +1,7 @@
 import { type Account, assertCanActFor } from '../auth/access';
 import { Violations } from '../lib/errors';
 import type { InvoicingDeps } from './deps';
-import { krText } from './format';
+import { krText, midnight } from './format';
 import { customerNrField, interval } from './reports';
 import { createInvoicingStore } from './store';
 
@@ -29,8 +29,9 @@ export function createInvoiceList({ db }: Pick<InvoicingDeps, 'db'>) {
       const rows = await createInvoicingStore(db).invoicesOf(customerNr, from, to);
       return rows.map(({ invoice, shipments }) => ({
         InvoiceNr: invoice.invoiceNr,
-        InvoiceDate: invoice.invoiceDate,
-        DueDate: invoice.dueDate,
+        // Dates as every answer writes them (CONTRACT §2), as the reports write the same invoice's.
+        InvoiceDate: midnight(invoice.invoiceDate),
+        DueDate: midnight(invoice.dueDate),
         Kid: invoice.kid,
         IsCreditNote: invoice.isCredit,
         CreditsInvoiceNr: invoice.creditsInvoiceNr,

@@ -846,6 +846,8 @@ test('the invoice list names each invoice and credit note a customer pays, with 
   expect(listed.statusCode, listed.body).toBe(200);
   type Summary = {
     InvoiceNr: number;
+    InvoiceDate: string;
+    DueDate: string;
     Kid: string;
     IsCreditNote: boolean;
     Shipments: number;
@@ -859,6 +861,11 @@ test('the invoice list names each invoice and credit note a customer pays, with 
   for (const summary of invoicesOf1000) {
     const row = stored.find((s) => s.invoiceNr === summary.InvoiceNr);
     expect(summary.Kid).toBe(row?.kid);
+    // Written as every answer writes a date (CONTRACT §2), not as stored.
+    expect([summary.InvoiceDate, summary.DueDate]).toEqual([
+      `${row?.invoiceDate}T00:00:00`,
+      `${row?.dueDate}T00:00:00`,
+    ]);
     expect(summary.IsCreditNote).toBe(row?.isCredit);
     expect(Math.round(Number(summary.TotalKr) * 100)).toBe(row?.totalOre);
     const lines = await ctx.database.db

@@ -144,8 +144,8 @@ export const InvoiceSummary = named(
   'InvoiceSummary',
   Type.Object({
     InvoiceNr: Type.Integer(),
-    InvoiceDate: Type.String({ description: 'YYYY-MM-DD.' }),
-    DueDate: Type.String({ description: 'YYYY-MM-DD.' }),
+    InvoiceDate: Type.String({ description: 'YYYY-MM-DDT00:00:00 (the date).' }),
+    DueDate: Type.String({ description: 'YYYY-MM-DDT00:00:00 (the date).' }),
     Kid: Type.String({ description: 'The payment reference (MOD10).' }),
     IsCreditNote: Type.Boolean(),
     CreditsInvoiceNr: Nullable(Type.Integer({ description: 'For a credit note: the invoice it corrects.' })),
