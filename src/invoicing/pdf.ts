@@ -284,7 +284,8 @@ export async function renderInvoicePdf(doc: InvoiceDocument, out: Writable, held
         },
         route(at) {
           const route = `${f.PickupZip ?? '–'} ${f.PickupCountry ?? 'NO'} → ${f.DeliveryZip ?? '–'} ${f.DeliveryCountry ?? 'NO'}`;
-          const delivered = f.DeliveryDate ? `, levert ${norwegianDate(f.DeliveryDate)}` : '';
+          // The frozen date is the plan (a run comes before most deliveries): not said to be done.
+          const delivered = f.DeliveryDate ? `, planlagt levering ${norwegianDate(f.DeliveryDate)}` : '';
           const ref = f.SenderReference ? `, ref. ${f.SenderReference.slice(0, 15)}` : '';
           font(pdf, 'regular', 7.5, GREY);
           cell(
