@@ -278,6 +278,9 @@ describe('an invoicing run', () => {
     const t = all[0];
     expect(json<unknown[]>(await get(`${base}&PickupTerminal=${t?.PickupTerminal}`)).length).toBe(1);
     expect(json<unknown[]>(await get(`${base}&DeliveryTerminal=${t?.DeliveryTerminal}`)).length).toBe(1);
+    // In any case, as every code of the interface is read.
+    const lower = `${base}&PickupTerminal=${t?.PickupTerminal.toLowerCase()}`;
+    expect(json<unknown[]>(await get(lower)).length).toBe(1);
     expect(json<unknown[]>(await get(`${base}&PickupTerminal=NOPE`))).toEqual([]);
   });
 

@@ -219,8 +219,9 @@ export function createInvoiceReports({
           role,
           from,
           to,
-          pickupTerminal: q.PickupTerminal?.trim() || undefined,
-          deliveryTerminal: q.DeliveryTerminal?.trim() || undefined,
+          // Terminal codes are upper case (`OSL`); `osl` names the same terminal.
+          pickupTerminal: q.PickupTerminal?.trim().toUpperCase() || undefined,
+          deliveryTerminal: q.DeliveryTerminal?.trim().toUpperCase() || undefined,
         },
       );
       return mapPages(pages, ({ line, invoice }) => {
