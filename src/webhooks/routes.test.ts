@@ -199,8 +199,16 @@ describe('POST /v1/Webhooks', () => {
     expect(oslo.expires).toBe('2099-01-15T08:30:00+01:00');
   });
 
-  test('an expires in the past, or not a date, is a 400 on expires', async () => {
-    for (const expires of ['2020-01-01T00:00:00+01:00', 'tomorrow', '2099-02-30T00:00:00Z']) {
+  test('the latest expires is 9999-12-31T23:59:59 Oslo time (.NET’s DateTime.MaxValue), and is written back readable', async () => {
+    const latest = await createOk({ expires: '9999-12-31T23:59:59.9999999' });
+    expect(latest.expires).toBe('9999-12-31T23:59:59+01:00');
+    const again = await create(valid({ expires: latest.expires }));
+    expect(again.statusCode).toBe(200);
+  });
+
+  test('an expires in the past, past the year 9999 in Oslo, or not a date, is a 400 on expires', async () => {
+    const late = ['9999-12-31T23:59:59Z', '9999-12-31T23:00:00Z'];
+    for (const expires of ['2020-01-01T00:00:00+01:00', 'tomorrow', '2099-02-30T00:00:00Z', ...late]) {
       const res = await create(valid({ expires }));
       expect(res.statusCode, expires).toBe(400);
       expect(Object.keys(errorsOf(res.body))).toEqual(['expires']);

@@ -14,8 +14,10 @@ import {
   type WebhookRow,
   type WebhookStore,
 } from './store/registrations';
-import { addMonths, formatWithOffset, parseDateTime } from './times';
+import { addMonths, formatWithOffset, LATEST_EXPIRES_TEXT, parseDateTime } from './times';
 import { type Lookup, urlProblem } from './url-guard';
+
+const LATEST_EXPIRES = parseDateTime(LATEST_EXPIRES_TEXT) as Date;
 
 export interface WebhookDeps {
   db: Db;
@@ -170,6 +172,8 @@ export function createWebhookService(deps: WebhookDeps) {
         );
       } else if (parsed.getTime() <= now.getTime()) {
         v.add('expires', 'The expires field must be in the future.');
+      } else if (parsed.getTime() > LATEST_EXPIRES.getTime()) {
+        v.add('expires', `The expires field must be no later than ${LATEST_EXPIRES_TEXT} (Oslo time).`);
       } else {
         expires = parsed;
       }

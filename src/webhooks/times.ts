@@ -38,6 +38,13 @@ function osloOffsetMinutes(date: Date): number {
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 
+/**
+ * The latest `expires` a record can write: a later instant's Oslo year has five digits, which no
+ * ISO 8601 reader (Kolli's own included) takes back. `9999-12-31T23:59:59` is .NET's `DateTime.MaxValue`
+ * to the second, which clients send for "never".
+ */
+export const LATEST_EXPIRES_TEXT = '9999-12-31T23:59:59';
+
 /** `2026-11-23T10:15:00+01:00`: Oslo local time with its offset, whole seconds. */
 export function formatWithOffset(date: Date): string {
   const w = wallClock(date);
