@@ -305,7 +305,8 @@ describe('GET /v3/Calculate/', () => {
   });
 
   test('a measure too small to weigh a gram is named among the measures, not as the request', async () => {
-    const res = await v3({ NumberOfLoadMeters: '0.0001' });
+    // Load meters are weighed up to the gram from a milligram: 0.1 mm is 185 g, 0.1 pm nothing.
+    const res = await v3({ NumberOfLoadMeters: '0.0000000000001' });
     expect(res.statusCode).toBe(400);
     expect(Object.keys(errorsOf(res)).sort()).toEqual([
       'NumberOfLoadMeters',
