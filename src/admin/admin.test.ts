@@ -126,6 +126,17 @@ describe('what an invoice prints of a customer is checked, and can be corrected'
       PriceServiceId: created.PriceServiceId,
     });
     expect(Number(await price())).toBeLessThan(Number(before));
+    // A misspelt name would clear the field it meant (a field left out is cleared): refused instead.
+    const misspelt = await customer('PUT', '/admin/customers/3102', {
+      Name: 'Riktig Navn AS',
+      Agreement: { FreigthDiscountPercent: 25 },
+    });
+    expect(json<{ errors: object }>(misspelt).errors).toEqual({
+      'Agreement.FreigthDiscountPercent': [
+        'The FreigthDiscountPercent field is not one this request takes (a misspelt name?).',
+      ],
+    });
+    expect(Number(await price())).toBeLessThan(Number(before)); // the 20 % agreement still stands
     const broken = await customer('PUT', '/admin/customers/3102', bad);
     expect(Object.keys(json<{ errors: object }>(broken).errors).sort()).toEqual(fields);
     expect((await customer('PUT', '/admin/customers/3999', { Name: 'Ingen AS' })).statusCode).toBe(404);

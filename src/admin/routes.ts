@@ -5,7 +5,7 @@ import { SCOPES } from '../auth/access';
 import type { AuthService } from '../auth/service';
 import type { CustomerService } from '../customers/service';
 import { DEFAULT_PAGE, linkNext, PageQuery } from '../http/paging';
-import { authErrors, Nullable, problemResponses } from '../http/schemas';
+import { authErrors, Nullable, problemResponses, STRICT } from '../http/schemas';
 import { ValidationFailed, Violations } from '../lib/errors';
 import { formatOslo } from '../lib/oslo-time';
 import type { PostalCodeService } from '../reference-data/postal-codes';
@@ -15,15 +15,19 @@ const CustomerNr = Type.String({
   'x-error': 'A customer number is 1 to 10 digits.',
 });
 
-const Address = Type.Object({
+const Address = Type.Object(
+  {
   Address: Type.Optional(Type.String({ maxLength: 100 })),
   Address2: Type.Optional(Type.String({ maxLength: 100 })),
   Zip: Type.Optional(Type.String({ maxLength: 10 })),
   Place: Type.Optional(Type.String({ maxLength: 100 })),
   Country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
-});
+  },
+  STRICT,
+);
 
-const Agreement = Type.Object({
+const Agreement = Type.Object(
+  {
   FreightDiscountPercent: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
   SpecialUnitCodes: Type.Optional(
     Type.Array(
@@ -33,7 +37,9 @@ const Agreement = Type.Object({
       },
     ),
   ),
-});
+  },
+  STRICT,
+);
 
 /** A response timestamp in the form of CONTRACT §2: Oslo local time, no zone, whole seconds. */
 const LocalDateTime = Type.String({
@@ -49,14 +55,17 @@ const customerView = <T extends { CreatedAt: string }>(c: T): T => ({
 });
 
 /** What an admin gives of a customer besides its number, at creation and when correcting it. */
-const CustomerBody = Type.Object({
+const CustomerBody = Type.Object(
+  {
   Name: Type.String({ minLength: 1, maxLength: 200 }),
   OrgNr: Type.Optional(
     Type.String({ pattern: '^[0-9]{9}$', 'x-error': 'An organisation number is 9 digits.' }),
   ),
   Address: Type.Optional(Address),
   Agreement: Type.Optional(Agreement),
-});
+  },
+  STRICT,
+);
 
 const Customer = Type.Object({
   CustomerNr: Type.String(),
@@ -106,7 +115,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{
       schema: {
         tags,
         summary: 'Create a customer',
-        body: Type.Object({ CustomerNr, ...CustomerBody.properties }),
+        body: Type.Object({ CustomerNr, ...CustomerBody.properties }, STRICT),
         response: { 201: Customer, ...problemResponses(400, 409), ...authErrors },
       },
     },
@@ -158,11 +167,14 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{
         tags,
         summary: 'Create an API key',
         description: 'The key is in this answer only; it is stored as a hash.',
-        body: Type.Object({
-          Name: Type.String({ minLength: 1, maxLength: 200 }),
-          CustomerNrs: Type.Array(CustomerNr, { maxItems: 1000 }),
-          Scopes: Type.Array(Type.Union(SCOPES.map((s) => Type.Literal(s))), { minItems: 1 }),
-        }),
+        body: Type.Object(
+          {
+            Name: Type.String({ minLength: 1, maxLength: 200 }),
+            CustomerNrs: Type.Array(CustomerNr, { maxItems: 1000 }),
+            Scopes: Type.Array(Type.Union(SCOPES.map((s) => Type.Literal(s))), { minItems: 1 }),
+          },
+          STRICT,
+        ),
         response: {
           201: Type.Intersect([ApiKey, Type.Object({ Key: Type.String() })]),
           ...problemResponses(400),

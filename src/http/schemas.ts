@@ -38,6 +38,14 @@ export const COMPONENT = 'x-component';
 export const named = <T extends object>(name: string, schema: T): T =>
   Object.assign(schema, { [COMPONENT]: name });
 
+/**
+ * Options of an object that refuses members it does not declare (400 naming each). The spec's
+ * operations ignore unknown names, as the service they follow does (CONTRACT §2); an admin body that
+ * changes money or access refuses them, where a misspelt optional name would silently mean "left
+ * out": a credit note of every shipment, a customer's agreement cleared (docs/decisions.md).
+ */
+export const STRICT = { additionalProperties: false } as const;
+
 const ref = Type.Unsafe<unknown>({ $ref: 'Problem#' });
 const plain = (description: string) => Type.String({ description, contentMediaType: 'text/plain' });
 

@@ -88,6 +88,8 @@ function message(e: ErrorObject, leaf: string): string {
       return `The ${leaf} field must be one of: ${(p.allowedValues as unknown[]).join(', ')}.`;
     case 'const':
       return `The ${leaf} field must be ${String(p.allowedValue)}.`;
+    case 'additionalProperties':
+      return `The ${leaf} field is not one this request takes (a misspelt name?).`;
     default:
       if (typeof custom === 'string') return custom;
       if (e.keyword === 'format') return `The ${leaf} field must be a valid ${p.format}.`;
@@ -114,6 +116,9 @@ export function validationErrors(
     const segments = e.instancePath.split('/').slice(1).map(unescapePointer);
     if (e.keyword === 'required')
       segments.push(String((e.params as { missingProperty: string }).missingProperty));
+    // Named by the member that is not declared, as a missing one is.
+    if (e.keyword === 'additionalProperties')
+      segments.push(String((e.params as { additionalProperty: string }).additionalProperty));
     const leafSegment = [...segments].reverse().find((s) => !/^\d+$/.test(s));
     const name = fieldName(segments) || (context === 'body' || !context ? 'request' : context);
     const leaf = leafSegment ?? name;

@@ -484,6 +484,28 @@ describe('an invoicing run', () => {
     });
     expect(empty.statusCode).toBe(400);
     expect(json<{ errors: Record<string, string[]> }>(empty).errors.ShipmentIds?.[0]).toMatch(/at least 1/);
+    // So is a misspelt name: left out, it would credit the whole invoice. Another spelling of a
+    // declared name still binds (`shipmentids`).
+    const misspelt = await ctx.app.inject({
+      method: 'POST',
+      url: '/admin/invoicing/credit-notes',
+      headers: bearer(ADMIN_KEY),
+      payload: { InvoiceNr: first.Invoices[1]?.InvoiceNr, ShipmentId: ['X'], Lines: [] },
+    });
+    expect(misspelt.statusCode).toBe(400);
+    expect(json<{ errors: Record<string, string[]> }>(misspelt).errors).toEqual({
+      ShipmentId: ['The ShipmentId field is not one this request takes (a misspelt name?).'],
+      Lines: ['The Lines field is not one this request takes (a misspelt name?).'],
+    });
+    const otherCase = await ctx.app.inject({
+      method: 'POST',
+      url: '/admin/invoicing/credit-notes',
+      headers: bearer(ADMIN_KEY),
+      payload: { invoicenr: first.Invoices[1]?.InvoiceNr, shipmentids: [] },
+    });
+    expect(json<{ errors: Record<string, string[]> }>(otherCase).errors).toEqual({
+      ShipmentIds: ['The ShipmentIds field must hold at least 1 items.'],
+    });
     const unknown = await ctx.app.inject({
       method: 'POST',
       url: '/admin/invoicing/credit-notes',

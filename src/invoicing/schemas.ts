@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { OSLO_DATETIME } from '../http/binding';
-import { Nullable, named } from '../http/schemas';
+import { Nullable, named, STRICT } from '../http/schemas';
 import { V1_COST_FIELDS } from './cost-codes';
 
 const Str = Nullable(Type.String());
@@ -210,22 +210,29 @@ export const InvoiceLine = named(
   }),
 );
 
-export const RunRequest = Type.Object({
-  ToDate: Type.String({
-    description: 'Invoice shipments picked up on or before this date (YYYY-MM-DD).',
-    [OSLO_DATETIME]: true,
-  }),
-});
+export const RunRequest = Type.Object(
+  {
+    ToDate: Type.String({
+      description: 'Invoice shipments picked up on or before this date (YYYY-MM-DD).',
+      [OSLO_DATETIME]: true,
+    }),
+  },
+  STRICT,
+);
 
 const Issued = Type.Object({ InvoiceNr: Type.Integer(), CustomerNr: Type.String(), Total: Dec });
 export const RunResponse = Type.Object({ RunId: Type.Integer(), Invoices: Type.Array(Issued) });
 
-export const CreditNoteRequest = Type.Object({
-  InvoiceNr: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
-  // Left out, every shipment of the invoice; an empty list is a mistake, not "all" (400).
-  ShipmentIds: Type.Optional(
-    Type.Array(Type.String({ minLength: 1, maxLength: 35 }), { minItems: 1, maxItems: 10_000 }),
-  ),
-  Reason: Type.Optional(Type.String({ maxLength: 500 })),
-});
+export const CreditNoteRequest = Type.Object(
+  {
+    InvoiceNr: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
+    // Left out, every shipment of the invoice; an empty list is a mistake, not "all" (400), and so is
+    // a misspelt name (STRICT), which would otherwise leave it out.
+    ShipmentIds: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 35 }), { minItems: 1, maxItems: 10_000 }),
+    ),
+    Reason: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  STRICT,
+);
 export const CreditNoteResponse = Issued;
