@@ -248,7 +248,7 @@ function groupIndexedParams(
 ): Record<string, unknown> {
   let indexed = false;
   for (const key in query) {
-    if (key.includes('[')) {
+    if (key.includes('[') || key.includes('.')) {
       indexed = true;
       break;
     }
@@ -257,9 +257,20 @@ function groupIndexedParams(
   const out: Record<string, unknown> = {};
   // By the list's name in lower case (`Parcels[1]` and `parcels[0]` are one list), under its first spelling.
   const lists = new Map<string, { name: string; items: Map<number, unknown> }>();
+  let gaps: Record<string, string[]> | null = null;
   for (const [key, value] of Object.entries(query)) {
     const m = INDEXED.exec(key);
     if (!m?.[1] || !m[2]) {
+      // A declared list addressed in another form (`Parcels[-1].Weight`, `Parcels.Weight`,
+      // `Parcels[0][0].Weight`) would be an unknown name, dropped: its item would go unpriced, as
+      // one after a gap would.
+      const spelt = declaredLists.get(key.split(/[[.]/, 1)[0]?.toLowerCase() ?? '');
+      if (spelt !== undefined && key.length > spelt.length) {
+        gaps ??= {};
+        (gaps[spelt] ??= []).push(
+          `${key} names no item of ${spelt}: its items are ${spelt}[0], ${spelt}[1], … (with .Name for a property).`,
+        );
+      }
       out[key] = value;
       continue;
     }
@@ -285,7 +296,6 @@ function groupIndexedParams(
     const lower = property.toLowerCase();
     item[lower] = Object.hasOwn(item, lower) ? [...valuesOf(item[lower]), ...valuesOf(value)] : value;
   }
-  let gaps: Record<string, string[]> | null = null;
   for (const [lower, { name, items }] of lists) {
     const sorted = [...items.entries()].sort(([a], [b]) => a - b);
     // Named as the route declares the list, as every other problem of its items is. A name the

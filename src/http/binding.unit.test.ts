@@ -111,6 +111,15 @@ describe('compileQueryBinder', () => {
     expect(Object.keys(missing({ 'Parcels[0].Weight': '1', 'Parcels[1234567].Weight': '3' }) ?? {})).toEqual([
       'Parcels[1]',
     ]);
+    // A declared list addressed in another form names no item: refused, not dropped unpriced.
+    for (const name of ['Parcels[-1].Weight', 'parcels.weight', 'Parcels[0][0].Weight', 'Parcels[x]']) {
+      expect(missing({ Weight: '12', [name]: '1' }), name).toEqual({
+        Parcels: [
+          `${name} names no item of Parcels: its items are Parcels[0], Parcels[1], … (with .Name for a property).`,
+        ],
+      });
+    }
+    expect(missing({ 'other.thing': '1', 'Parcelsx.Weight': '1' })).toBeNull();
     // A single value given indexed is no list and has no gap: `Weight[1]=5` binds as `Weight[0]=5`.
     expect(missing({ 'Weight[1]': '5' })).toBeNull();
     expect(prices({ 'Weight[1]': '5' })).toEqual(prices({ 'Weight[0]': '5' }));

@@ -222,6 +222,12 @@ describe('GET /v3/Calculate/', () => {
       expect(res.statusCode, query).toBe(400);
       expect(Object.keys(errorsOf(res)), query).toEqual([missing]);
     }
+    // A parcel addressed in another form than `Parcels[i]` is refused too, not left out of the price.
+    for (const query of ['Parcels[-1].Weight=1', 'Parcels.Weight=1', 'Parcels[0][0].Weight=1']) {
+      const res = await get(`/v3/Calculate?${base}&${query}`);
+      expect(res.statusCode, query).toBe(400);
+      expect(Object.keys(errorsOf(res)), query).toEqual(['Parcels']);
+    }
     // Two lists with gaps: both named in one 400.
     const both = await get(`/v3/Calculate?${base}&Parcels[1].Weight=30&Services[2]=16`);
     expect(Object.keys(errorsOf(both)).sort()).toEqual(['Parcels[0]', 'Services[0]']);
