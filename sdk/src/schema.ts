@@ -1864,7 +1864,7 @@ export interface components {
             CommentToCarrier?: string;
             CustomerId: string;
             CustomsInformation?: {
-                Lines: {
+                Lines?: {
                     CountryOfOrigin?: string;
                     CurrencyType?: string;
                     GoodsDescription?: string;
@@ -1975,7 +1975,7 @@ export interface components {
             CommentToCarrier?: string;
             CustomerId: string;
             CustomsInformation?: {
-                Lines: {
+                Lines?: {
                     CountryOfOrigin?: string;
                     CurrencyType?: string;
                     GoodsDescription?: string;

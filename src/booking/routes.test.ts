@@ -364,6 +364,10 @@ describe('rules (400 naming every violated field)', () => {
     [{ RecipientZip: '0000' }, 'RecipientZip'],
     [{ RecipientCountry: 'SE', RecipientZip: '11122' }, 'RecipientCountry'],
     [{ ProductCode: 'EP', RecipientCountry: 'SE', RecipientZip: '11122' }, 'CustomsInformation'],
+    [
+      { ProductCode: 'EP', RecipientCountry: 'SE', RecipientZip: '11122', CustomsInformation: { Lines: null } },
+      'CustomsInformation',
+    ],
     [{ PickupPointId: 42 }, 'PickupPointId'],
     // Point 19900 is in Kirkenes: an Oslo address for it would plan and price the parcel to Oslo.
     [
@@ -451,6 +455,9 @@ describe('rules (400 naming every violated field)', () => {
       { ProductCode: 'DI', PickupDate: '2026-11-25T09:00:00' },
       { ShipmentStatus: 'readyforpublish' },
       { ShipmentStatus: 1, DeliveryType: 'private' },
+      // A client that always sends the customs block, empty on a domestic shipment.
+      { CustomsInformation: {} },
+      { CustomsInformation: { Lines: null } },
       {
         ProductCode: 'EP',
         RecipientCountry: 'se',

@@ -186,7 +186,11 @@ const commandFields = {
   SenderReference: Type.Optional(Str(35, 'Printed in full on the label; 15 characters show on the invoice.')),
   PickupPointId: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, ...ZERO })),
   ShouldGenerateReturnShipment: Type.Optional(Type.Boolean()),
-  CustomsInformation: Type.Optional(Type.Object({ Lines: Type.Array(CustomsLineSchema, { maxItems: 999 }) })),
+  // `Lines` is optional as the spec has it: a client that always sends the block (`{}`, `{"Lines":
+  // null}`) books domestic shipments; abroad, the rules ask for a line (`checkCustoms`).
+  CustomsInformation: Type.Optional(
+    Type.Object({ Lines: Type.Optional(Type.Array(CustomsLineSchema, { maxItems: 999 })) }),
+  ),
 };
 
 export const ShipmentUpdateRequest = named(
