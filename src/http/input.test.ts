@@ -199,6 +199,11 @@ describe('a malformed date is named beside every other violation (CONTRACT §4)'
       ['customerid', 'pickupFromDate', 'pickupToDate', 'postalcode'].sort(),
     );
     expect(errorsOf(listing).pickupFromDate).toEqual(['The pickupFromDate field is not a valid date.']);
+    // The spec's `int`: a customer number past 32 bits is a 400 on customerid, not a 403.
+    const large = await get(
+      '/v1/shipment/list?postalcode=0154&customerid=2147483648&pickupFromDate=2026-11-01&pickupToDate=2026-11-02',
+    );
+    expect(Object.keys(errorsOf(expectProblem(large, 400) && large))).toEqual(['customerid']);
 
     const price = await get(
       '/v3/Calculate/?Customernr=1000&SenderZip=0154&ReceiverZip=5003&ProductCode=43&Weight=x&PickupDate=foo',

@@ -405,6 +405,11 @@ describe('an invoicing run', () => {
     expect(
       json<unknown[]>(await get(`/v1/Invoice/GetInvoiceDetails?Customernr=1000&Invoicenr=${foreign}`)),
     ).toEqual([]);
+    // Both numbers are the spec's 32-bit int, as the PDF's path and a credit note take them.
+    const top = await get('/v1/Invoice/GetInvoiceDetails?Customernr=1000&Invoicenr=2147483647');
+    expect(json<unknown[]>(top)).toEqual([]);
+    const past = await get('/v1/Invoice/GetInvoiceDetails?Customernr=2147483648&Invoicenr=2147483648');
+    expect(Object.keys(json<{ errors: object }>(past).errors).sort()).toEqual(['Customernr', 'Invoicenr']);
   });
 
   test('the invoice as PDF: payer, number, KID, each shipment and the total excl. VAT; 404 for other customers', async () => {

@@ -84,9 +84,19 @@ export function interval(
 }
 
 /** A customer number the spec types as an integer: `01000` is customer 1000 (no number has a leading zero). */
+/** The spec's `int`: the largest customer and invoice number. */
+const INT32_MAX = 2_147_483_647;
+
+/** Digits of a whole number from 0 to `INT32_MAX` (leading zeros allowed, as `01000`). */
+const isInt32Text = (text: string) => /^\d{1,10}$/.test(text) && Number(text) <= INT32_MAX;
+
 export function customerNrField(field: string, value: string | number | undefined, v: Violations): string {
   const text = value === undefined ? '' : String(value).trim();
-  v.check(field, /^\d{1,10}$/.test(text), `The ${field} field must be a customer number (1–10 digits).`);
+  v.check(
+    field,
+    isInt32Text(text),
+    `The ${field} field must be a customer number (a whole number up to ${INT32_MAX}).`,
+  );
   return text.replace(/^0+(?=\d)/, '');
 }
 
@@ -119,8 +129,8 @@ export function checkInvoiceQuery(q: InvoiceQuery) {
   const invoiceText = q.Invoicenr === undefined ? '' : String(q.Invoicenr).trim();
   v.check(
     'Invoicenr',
-    /^\d{1,9}$/.test(invoiceText),
-    'The Invoicenr field must be an invoice number (an integer).',
+    isInt32Text(invoiceText),
+    `The Invoicenr field must be an invoice number (a whole number up to ${INT32_MAX}).`,
   );
   v.throwIfAny();
   return { customerNr, invoiceNr: Number(invoiceText) };

@@ -154,19 +154,22 @@ export const InvoiceSummary = named(
   }),
 );
 
-/** The spec types both as `int`; a generated client sends numbers, and `01000` still reads as 1000. */
+/**
+ * The spec types both as `int`, 32 bits as customer and invoice numbers are everywhere else (the
+ * invoice PDF's path, a credit note); a generated client sends numbers, and `01000` still reads as 1000.
+ */
 export const DetailsQuery = Type.Object({
   Customernr: Type.Integer({
     minimum: 0,
-    maximum: 9_999_999_999,
+    maximum: 2_147_483_647,
     description: 'The paying customer number.',
-    'x-error': 'The Customernr field must be a customer number (1–10 digits).',
+    'x-error': 'The Customernr field must be a customer number (a whole number up to 2147483647).',
   }),
   Invoicenr: Type.Integer({
     minimum: 0,
-    maximum: 999_999_999,
+    maximum: 2_147_483_647,
     description: 'The invoice number.',
-    'x-error': 'The Invoicenr field must be an invoice number (an integer).',
+    'x-error': 'The Invoicenr field must be an invoice number (a whole number up to 2147483647).',
   }),
 });
 

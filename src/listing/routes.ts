@@ -56,7 +56,8 @@ export const listingRoutes: FastifyPluginAsyncTypebox<{ listing: ListingService 
             pattern: '^[0-9]{1,4}$',
             'x-error': 'The postalcode field must be a postal code (digits).',
           }),
-          customerid: Type.Integer({ minimum: 0, maximum: 9_999_999_999 }),
+          // The spec's `int`; no customer number is larger (customers/service.ts).
+          customerid: Type.Integer({ minimum: 0, maximum: 2_147_483_647 }),
           pickupFromDate: Type.String({ maxLength: 40, [OSLO_DATETIME]: true }),
           pickupToDate: Type.String({ maxLength: 40, [OSLO_DATETIME]: true }),
         }),
