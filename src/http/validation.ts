@@ -58,13 +58,16 @@ function describeType(t: unknown): string {
   return list.map((x) => TYPE_WORDS[String(x)] ?? String(x)).join(' or ');
 }
 
-function message(e: ErrorObject, leaf: string): string {
+function message(e: ErrorObject, leaf: string, fromText: boolean): string {
   const custom = (e.parentSchema as Schema | undefined)?.['x-error'];
   const p = e.params as Record<string, unknown>;
   switch (e.keyword) {
     case 'required':
       return `The ${leaf} field is required.`;
     case 'type':
+      // A query parameter repeated (`customerid=1&customerid=2`, in any spelling) arrives as a list.
+      if (fromText && Array.isArray(e.data))
+        return `The ${leaf} field is given more than once; it takes one value.`;
       return `The ${leaf} field must be ${describeType(p.type)}.`;
     case 'maximum':
       return `The ${leaf} field must be at most ${p.limit}.`;
@@ -128,7 +131,7 @@ export function validationErrors(
         : e.keyword === 'anyOf' || e.keyword === 'oneOf'
           ? (((e.parentSchema as Schema | undefined)?.['x-error'] as string | undefined) ??
             `The ${leaf} field has an invalid value.`)
-          : message(e, leaf);
+          : message(e, leaf, context === 'querystring' || context === 'params');
     const list = out.get(name) ?? [];
     if (!list.includes(text)) list.push(text);
     out.set(name, list);
