@@ -41,7 +41,11 @@ async function main(): Promise<void> {
   await database.migrate();
   const engine = createDeliveryEngine({ db: database.db, allowPrivate: config.webhookAllowPrivate });
   const worker = startWebhookWorker({ engine, ...workerSettings(config, database), log });
-  log.info({ owner: engine.owner, database: database.kind }, 'webhook worker started');
+  // The fields of a server's `started` line (server.ts), and the lease owner its attempts carry.
+  log.info(
+    { mode: config.nodeEnv, database: 'postgresql', pid: process.pid, owner: engine.owner },
+    'webhook worker started',
+  );
   closeWithGrace({ delay: 15_000 }, async ({ err, signal }) => {
     if (err) log.error({ err }, 'webhook worker stopping after an error');
     else log.info({ signal }, 'webhook worker stopping');
