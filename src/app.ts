@@ -301,7 +301,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get(
     '/healthz',
     {
-      config: { public: true },
+      config: { public: true, probe: true },
       schema: {
         tags: ['Operations'],
         summary: 'The process is up',
@@ -314,7 +314,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get(
     '/readyz',
     {
-      config: { public: true },
+      config: { public: true, probe: true },
       schema: {
         tags: ['Operations'],
         summary: 'The database answers',

@@ -75,6 +75,8 @@ export interface TestAppOptions {
   extraRoutes?: (app: FastifyInstance) => void;
   /** Where the log goes (set LOG_LEVEL in `env` too); tests read it. */
   logStream?: NodeJS.WritableStream;
+  /** True while the process would be shutting down (`/readyz` answers 503). */
+  draining?: () => boolean;
 }
 
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestContext> {
@@ -98,6 +100,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestCo
     services,
     extraRoutes: options.extraRoutes,
     logStream: options.logStream,
+    draining: options.draining,
   });
   await app.ready();
   return {

@@ -92,3 +92,26 @@ test('a Host header with characters JSON must escape is logged as valid JSON, as
   expect(mine).toHaveLength(1);
   expect(mine[0]).toMatchObject({ req: { url: '/nowhere?q=%22', host }, res: { statusCode: 404 } });
 });
+
+test('an answered health probe writes no access line at info; a failing one does', async () => {
+  await ctx.app.inject({ url: '/healthz', headers: { 'x-request-id': 'access-log-probe-1' } });
+  await ctx.app.inject({ url: '/readyz', headers: { 'x-request-id': 'access-log-probe-2' } });
+  expect(lines().filter((l) => String(l.reqId).startsWith('access-log-probe'))).toEqual([]);
+  const draining = await buildTestApp({
+    env: { LOG_LEVEL: 'info' },
+    logStream: log.stream,
+    draining: () => true,
+  });
+  try {
+    const res = await draining.app.inject({
+      url: '/readyz',
+      headers: { 'x-request-id': 'access-log-probe-3' },
+    });
+    expect(res.statusCode).toBe(503);
+    expect(lines().filter((l) => l.reqId === 'access-log-probe-3')).toMatchObject([
+      { msg: 'request completed', res: { statusCode: 503 } },
+    ]);
+  } finally {
+    await draining.close();
+  }
+});

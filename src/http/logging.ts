@@ -165,6 +165,13 @@ function requestOf(req: FastifyRequest) {
   };
 }
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A health probe (`/healthz`, `/readyz`): its answer is logged only at debug, or when it fails. */
+    probe?: boolean;
+  }
+}
+
 const { chindingsSym, streamSym } = pino.symbols;
 
 /** A string as a JSON value; the common case (nothing to escape) without JSON.stringify's call. */
@@ -282,6 +289,9 @@ export class AccessLog extends LogController {
       return;
     }
     if (!log.isLevelEnabled('info')) return;
+    // A balancer's health probe every second or two would be most of the log: an answered probe is
+    // a debug line, a failing one an info line as every other answer is.
+    if (request.routeOptions.config.probe && reply.statusCode < 400 && !log.isLevelEnabled('debug')) return;
     (log.root as unknown as Record<symbol, pino.DestinationStream>)[streamSym]?.write(
       accessLine(log, request, reply),
     );
