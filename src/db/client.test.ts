@@ -23,4 +23,5 @@ test('the embedded database lives in a directory only the server user can enter,
   const reopened = await openDatabase({ url: null, dataDir: open });
   await reopened.close();
   expect(modeOf(join(open, 'pgdata'))).toBe(0o700);
-});
+  // Two fresh embedded databases (two initdb runs): 42 s once on a loaded 2-core machine.
+}, 120_000);
