@@ -611,6 +611,30 @@ describe('sandbox simulator', () => {
     ).toBe(409);
   });
 
+  test('two advances at once make the step once: the other is a 409, not a refused scan', async () => {
+    const { ShipmentId } = await book();
+    const advance = () =>
+      ctx.app.inject({
+        method: 'POST',
+        url: `/sandbox/shipments/${ShipmentId}/advance`,
+        headers: bearer(key),
+      });
+    const answers = await Promise.all([advance(), advance(), advance()]);
+    const statuses = answers.map((a) => a.statusCode).sort();
+    expect(statuses[0]).toBe(200);
+    for (const a of answers.filter((x) => x.statusCode === 200)) {
+      const body = json<{ Results: { Status: string }[] }>(a);
+      expect(
+        body.Results.every((r) => r.Status === 'accepted'),
+        a.body,
+      ).toBe(true);
+    }
+    for (const a of answers.filter((x) => x.statusCode !== 200)) {
+      expect(a.statusCode).toBe(409);
+      expect(json<{ detail: string }>(a).detail).toMatch(/by another request at the same time/);
+    }
+  });
+
   test('brings the parcels furthest behind level first: one scanned apart is picked up and delivered too', async () => {
     const { ShipmentId, ParcelIds } = await book();
     const [ahead, behind] = ParcelIds as [string, string];

@@ -46,17 +46,28 @@ export function createSimulator(deps: {
       const terminal = await terminalOf(next === 'PickedUp' ? zipOf(1) : (zipOf(4) ?? zipOf(2)));
       // With its zone: an Oslo local time names two instants once a year.
       const time = clock().toISOString();
+      const moved = records.filter((r) => stageOf(r.ParcelId) === behind);
       const results = await deps.operations.recordScans(
-        records
-          .filter((r) => stageOf(r.ParcelId) === behind)
-          .map((r) => ({
-            EventId: `sandbox-${shipmentId}-${next}-${r.ParcelId}`,
-            ParcelId: r.ParcelId,
-            EventType: next,
-            Time: time,
-            ...(terminal ? { Terminal: terminal } : {}),
-          })),
+        moved.map((r) => ({
+          EventId: `sandbox-${shipmentId}-${next}-${r.ParcelId}`,
+          ParcelId: r.ParcelId,
+          EventType: next,
+          Time: time,
+          ...(terminal ? { Terminal: terminal } : {}),
+        })),
       );
+      // Another advance of the same shipment made this step between our read and our write (its
+      // event ids are ours, at another time, so ours were refused): a conflict, not a failed scan.
+      if (results.every((r) => r.Status !== 'accepted')) {
+        const now = await deps.operations.scanTypesOf(shipmentId);
+        if (moved.every((r) => now.get(r.ParcelId)?.has(next))) {
+          throw new DomainError(
+            'conflict',
+            'advanced_concurrently',
+            `Shipment ${shipmentId} was moved on to ${next} by another request at the same time; read it again.`,
+          );
+        }
+      }
       return { EventType: next, Results: results };
     },
   };
