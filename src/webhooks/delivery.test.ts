@@ -482,7 +482,8 @@ describe('the target’s answers', () => {
     const w = await insertWebhook(db(), { customerNr: '3012', url: `${rec.url}/moved` });
     await emit([{ type: 'shipment.created', customerNr: '3012', shipmentId: 'S12' }]);
     await drain(engine());
-    expect(rec.received.map((r) => r.path)).toEqual(['/moved']);
+    // Only /moved: a drain that outlasts the first retry's ~5 s (a loaded machine) sends it again.
+    expect(new Set(rec.received.map((r) => r.path))).toEqual(new Set(['/moved']));
     expect((await deliveriesOf(w.id))[0]).toMatchObject({ status: 'pending', lastStatusCode: 307 });
   });
 });
