@@ -17,26 +17,26 @@ const CustomerNr = Type.String({
 
 const Address = Type.Object(
   {
-  Address: Type.Optional(Type.String({ maxLength: 100 })),
-  Address2: Type.Optional(Type.String({ maxLength: 100 })),
-  Zip: Type.Optional(Type.String({ maxLength: 10 })),
-  Place: Type.Optional(Type.String({ maxLength: 100 })),
-  Country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
+    Address: Type.Optional(Type.String({ maxLength: 100 })),
+    Address2: Type.Optional(Type.String({ maxLength: 100 })),
+    Zip: Type.Optional(Type.String({ maxLength: 10 })),
+    Place: Type.Optional(Type.String({ maxLength: 100 })),
+    Country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
   },
   STRICT,
 );
 
 const Agreement = Type.Object(
   {
-  FreightDiscountPercent: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
-  SpecialUnitCodes: Type.Optional(
-    Type.Array(
-      Type.String({ pattern: '^(5[1-9]|[6-9][0-9])$', 'x-error': 'Special unit codes are 51 to 99.' }),
-      {
-        maxItems: 49,
-      },
+    FreightDiscountPercent: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
+    SpecialUnitCodes: Type.Optional(
+      Type.Array(
+        Type.String({ pattern: '^(5[1-9]|[6-9][0-9])$', 'x-error': 'Special unit codes are 51 to 99.' }),
+        {
+          maxItems: 49,
+        },
+      ),
     ),
-  ),
   },
   STRICT,
 );
@@ -57,12 +57,12 @@ const customerView = <T extends { CreatedAt: string }>(c: T): T => ({
 /** What an admin gives of a customer besides its number, at creation and when correcting it. */
 const CustomerBody = Type.Object(
   {
-  Name: Type.String({ minLength: 1, maxLength: 200 }),
-  OrgNr: Type.Optional(
-    Type.String({ pattern: '^[0-9]{9}$', 'x-error': 'An organisation number is 9 digits.' }),
-  ),
-  Address: Type.Optional(Address),
-  Agreement: Type.Optional(Agreement),
+    Name: Type.String({ minLength: 1, maxLength: 200 }),
+    OrgNr: Type.Optional(
+      Type.String({ pattern: '^[0-9]{9}$', 'x-error': 'An organisation number is 9 digits.' }),
+    ),
+    Address: Type.Optional(Address),
+    Agreement: Type.Optional(Agreement),
   },
   STRICT,
 );

@@ -365,7 +365,12 @@ describe('rules (400 naming every violated field)', () => {
     [{ RecipientCountry: 'SE', RecipientZip: '11122' }, 'RecipientCountry'],
     [{ ProductCode: 'EP', RecipientCountry: 'SE', RecipientZip: '11122' }, 'CustomsInformation'],
     [
-      { ProductCode: 'EP', RecipientCountry: 'SE', RecipientZip: '11122', CustomsInformation: { Lines: null } },
+      {
+        ProductCode: 'EP',
+        RecipientCountry: 'SE',
+        RecipientZip: '11122',
+        CustomsInformation: { Lines: null },
+      },
       'CustomsInformation',
     ],
     [{ PickupPointId: 42 }, 'PickupPointId'],

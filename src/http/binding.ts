@@ -267,9 +267,11 @@ function groupIndexedParams(
       const spelt = declaredLists.get(key.split(/[[.]/, 1)[0]?.toLowerCase() ?? '');
       if (spelt !== undefined && key.length > spelt.length) {
         gaps ??= {};
-        (gaps[spelt] ??= []).push(
+        const messages = gaps[spelt] ?? [];
+        messages.push(
           `${key} names no item of ${spelt}: its items are ${spelt}[0], ${spelt}[1], … (with .Name for a property).`,
         );
+        gaps[spelt] = messages;
       }
       out[key] = value;
       continue;
