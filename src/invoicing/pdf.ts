@@ -284,8 +284,9 @@ export async function renderInvoicePdf(doc: InvoiceDocument, out: Writable, held
         },
         route(at) {
           const route = `${f.PickupZip ?? '–'} ${f.PickupCountry ?? 'NO'} → ${f.DeliveryZip ?? '–'} ${f.DeliveryCountry ?? 'NO'}`;
-          // The frozen date is the plan (a run comes before most deliveries): not said to be done.
-          const delivered = f.DeliveryDate ? `, planlagt levering ${norwegianDate(f.DeliveryDate)}` : '';
+          // The frozen date is the delivery's when it came before the run, else the plan (most runs
+          // come first): a word true of both, neither "levert" nor "planlagt".
+          const delivered = f.DeliveryDate ? `, levering ${norwegianDate(f.DeliveryDate)}` : '';
           const ref = f.SenderReference ? `, ref. ${f.SenderReference.slice(0, 15)}` : '';
           font(pdf, 'regular', 7.5, GREY);
           cell(
