@@ -58,16 +58,13 @@ function describeType(t: unknown): string {
   return list.map((x) => TYPE_WORDS[String(x)] ?? String(x)).join(' or ');
 }
 
-function message(e: ErrorObject, leaf: string, fromText: boolean): string {
+function message(e: ErrorObject, leaf: string): string {
   const custom = (e.parentSchema as Schema | undefined)?.['x-error'];
   const p = e.params as Record<string, unknown>;
   switch (e.keyword) {
     case 'required':
       return `The ${leaf} field is required.`;
     case 'type':
-      // A query parameter repeated (`customerid=1&customerid=2`, in any spelling) arrives as a list.
-      if (fromText && Array.isArray(e.data))
-        return `The ${leaf} field is given more than once; it takes one value.`;
       return `The ${leaf} field must be ${describeType(p.type)}.`;
     case 'maximum':
       return `The ${leaf} field must be at most ${p.limit}.`;
@@ -119,19 +116,30 @@ export function validationErrors(
     const segments = e.instancePath.split('/').slice(1).map(unescapePointer);
     if (e.keyword === 'required')
       segments.push(String((e.params as { missingProperty: string }).missingProperty));
-    // Named by the member that is not declared, as a missing one is.
-    if (e.keyword === 'additionalProperties')
-      segments.push(String((e.params as { additionalProperty: string }).additionalProperty));
     const leafSegment = [...segments].reverse().find((s) => !/^\d+$/.test(s));
-    const name = fieldName(segments) || (context === 'body' || !context ? 'request' : context);
-    const leaf = leafSegment ?? name;
-    const text =
-      name === 'request' && e.keyword === 'type'
+    let name = fieldName(segments) || (context === 'body' || !context ? 'request' : context);
+    let leaf = leafSegment ?? name;
+    if (e.keyword === 'additionalProperties') {
+      // Named by the member that is not declared, as a missing one is; as sent, even when it is
+      // empty or digits (`""`, `0`), which as a path segment would read as the object or an index.
+      const member = String((e.params as { additionalProperty: string }).additionalProperty);
+      leaf = member === '' ? '""' : member;
+      name = segments.length > 0 ? `${fieldName(segments)}.${leaf}` : leaf;
+    }
+    // A query parameter repeated (`customerid=1&customerid=2`, in any spelling) arrives as a list:
+    // said so, whatever the one value's schema (a union's own message would mislead too).
+    const repeated =
+      (context === 'querystring' || context === 'params') &&
+      (e.keyword === 'type' || e.keyword === 'anyOf' || e.keyword === 'oneOf') &&
+      Array.isArray(e.data);
+    const text = repeated
+      ? `The ${leaf} field is given more than once; it takes one value.`
+      : name === 'request' && e.keyword === 'type'
         ? `The request body must be ${describeType((e.params as { type: unknown }).type)}.`
         : e.keyword === 'anyOf' || e.keyword === 'oneOf'
           ? (((e.parentSchema as Schema | undefined)?.['x-error'] as string | undefined) ??
             `The ${leaf} field has an invalid value.`)
-          : message(e, leaf, context === 'querystring' || context === 'params');
+          : message(e, leaf);
     const list = out.get(name) ?? [];
     if (!list.includes(text)) list.push(text);
     out.set(name, list);

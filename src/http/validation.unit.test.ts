@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { runFreshModule } from '../../test/processes';
-import { bodyAjv, fieldName, validationErrors } from './validation';
+import { bodyAjv, fieldName, textAjv, validationErrors } from './validation';
 
 describe('fieldName', () => {
   test('JSON pointer segments become the spec’s dotted names with indexes', () => {
@@ -35,6 +35,40 @@ describe('validationErrors', () => {
       'B[0].W': ['The W field must be at least 0.'],
       'B[1].W': ['The W field is required.'],
       C: ['C is a number or a name.'],
+    });
+  });
+
+  test('a member a strict object does not declare is named as sent, even empty or digits', () => {
+    const validate = bodyAjv.compile({
+      type: 'object',
+      additionalProperties: false,
+      properties: { A: { type: 'object', additionalProperties: false, properties: {} } },
+    });
+    validate({ '': 1, '0': 2, Lines: [], A: { B: 1 } });
+    const not = (name: string) => `The ${name} field is not one this request takes (a misspelt name?).`;
+    expect(validationErrors(validate.errors ?? [], 'body')).toEqual({
+      '""': [not('""')],
+      '0': [not('0')],
+      Lines: [not('Lines')],
+      'A.B': [not('B')],
+    });
+  });
+
+  test('a query parameter given twice where one value belongs is told so, a union too', () => {
+    const validate = textAjv.compile({
+      type: 'object',
+      properties: {
+        N: { type: 'integer' },
+        U: {
+          anyOf: [{ type: 'integer' }, { type: 'string', enum: ['Private'] }],
+          'x-error': 'U is 0 or Private.',
+        },
+      },
+    });
+    validate({ N: ['1', '2'], U: ['0', 'Private'] });
+    expect(validationErrors(validate.errors ?? [], 'querystring')).toEqual({
+      N: ['The N field is given more than once; it takes one value.'],
+      U: ['The U field is given more than once; it takes one value.'],
     });
   });
 

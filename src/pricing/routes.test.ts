@@ -332,6 +332,11 @@ describe('GET /v3/Calculate/', () => {
         Weight: ['The Weight field is given more than once; it takes one value.'],
       });
     }
+    // A parameter of two forms (a number or a name) is told the same.
+    const twice = await v3({ Weight: 5, DeliveryType: ['Private', 'Company'] });
+    expect(errorsOf(twice)).toEqual({
+      DeliveryType: ['The DeliveryType field is given more than once; it takes one value.'],
+    });
   });
 
   test('the pickup date picks the tariff in force', async () => {
