@@ -57,7 +57,11 @@ export const listingRoutes: FastifyPluginAsyncTypebox<{ listing: ListingService 
             'x-error': 'The postalcode field must be a postal code (digits).',
           }),
           // The spec's `int`; no customer number is larger (customers/service.ts).
-          customerid: Type.Integer({ minimum: 0, maximum: 2_147_483_647 }),
+          customerid: Type.Integer({
+            minimum: 0,
+            maximum: 2_147_483_647,
+            'x-error': 'The customerid field must be a customer number (a whole number up to 2147483647).',
+          }),
           pickupFromDate: Type.String({ maxLength: 40, [OSLO_DATETIME]: true }),
           pickupToDate: Type.String({ maxLength: 40, [OSLO_DATETIME]: true }),
         }),

@@ -155,7 +155,7 @@ function wireErrors(errors: QuoteErrors, names: Names, v: Violations): void {
     const parcel = /^parcels\[(\d+)\]\.(\w+)$/.exec(field);
     const service = /^services\[(\d+)\]$/.exec(field);
     if (field === 'measures') {
-      // A measure given so small that it weighs 0 g once rounded (0.0001 load meters).
+      // A measure given so small that it weighs 0 g (0.1 pm of load meters: 0.185 µg).
       for (const f of [names.volume, names.weight, names.loadMeters, names.palletSpaces])
         for (const m of messages ?? []) v.add(f, m);
       continue;
