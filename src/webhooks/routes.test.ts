@@ -202,6 +202,8 @@ describe('POST /v1/Webhooks', () => {
   test('the latest expires is 9999-12-31T23:59:59 Oslo time (.NET’s DateTime.MaxValue), and is written back readable', async () => {
     const latest = await createOk({ expires: '9999-12-31T23:59:59.9999999' });
     expect(latest.expires).toBe('9999-12-31T23:59:59+01:00');
+    const withOffset = await createOk({ expires: '9999-12-31T23:59:59.9999999+01:00' });
+    expect(withOffset.expires).toBe('9999-12-31T23:59:59+01:00');
     const again = await create(valid({ expires: latest.expires }));
     expect(again.statusCode).toBe(200);
   });

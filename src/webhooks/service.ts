@@ -172,7 +172,9 @@ export function createWebhookService(deps: WebhookDeps) {
         );
       } else if (parsed.getTime() <= now.getTime()) {
         v.add('expires', 'The expires field must be in the future.');
-      } else if (parsed.getTime() > LATEST_EXPIRES.getTime()) {
+      } else if (Math.floor(parsed.getTime() / 1000) * 1000 > LATEST_EXPIRES.getTime()) {
+        // Compared in whole seconds, as the record writes it: a fraction of the last second, with
+        // or without an offset, is that second.
         v.add('expires', `The expires field must be no later than ${LATEST_EXPIRES_TEXT} (Oslo time).`);
       } else {
         expires = parsed;
