@@ -29,7 +29,7 @@ import { conditionalGet } from './http/conditional';
 import { corsPlugin } from './http/cors';
 import { installErrorHandling } from './http/errors';
 import { installJsonBodyParser, refuseEncodedBodies } from './http/json-body';
-import { loggingOptions } from './http/logging';
+import { loggingOptions, markProbe } from './http/logging';
 import { metricsPlugin } from './http/metrics';
 import { swaggerOptions } from './http/openapi';
 import { sendProblem } from './http/problem';
@@ -301,7 +301,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get(
     '/healthz',
     {
-      config: { public: true, probe: true },
+      config: { public: true },
       schema: {
         tags: ['Operations'],
         summary: 'The process is up',
@@ -309,12 +309,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         response: { 200: { type: 'object', properties: { status: { type: 'string' } } } },
       },
     },
-    async () => ({ status: 'ok' }),
+    async (request) => {
+      markProbe(request);
+      return { status: 'ok' };
+    },
   );
   app.get(
     '/readyz',
     {
-      config: { public: true, probe: true },
+      config: { public: true },
       schema: {
         tags: ['Operations'],
         summary: 'The database answers',
@@ -323,6 +326,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       },
     },
     async (request, reply) => {
+      markProbe(request);
       if (deps.draining?.()) return sendProblem(reply, 503, { detail: 'The server is shutting down.' });
       try {
         await database.ping();

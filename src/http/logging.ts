@@ -165,12 +165,11 @@ function requestOf(req: FastifyRequest) {
   };
 }
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** A health probe (`/healthz`, `/readyz`): its answer is logged only at debug, or when it fails. */
-    probe?: boolean;
-  }
-}
+/** Marks a request as a health probe (`/healthz`, `/readyz`): logged only at debug, or when it fails. */
+const PROBE = Symbol('kolli.probe');
+export const markProbe = (request: FastifyRequest): void => {
+  (request as unknown as Record<symbol, boolean>)[PROBE] = true;
+};
 
 const { chindingsSym, streamSym } = pino.symbols;
 
@@ -291,7 +290,13 @@ export class AccessLog extends LogController {
     if (!log.isLevelEnabled('info')) return;
     // A balancer's health probe every second or two would be most of the log: an answered probe is
     // a debug line, a failing one an info line as every other answer is.
-    if (request.routeOptions.config.probe && reply.statusCode < 400 && !log.isLevelEnabled('debug')) return;
+    // (A mark on the request, not the route's config: `routeOptions` builds an object per read.)
+    if (
+      (request as unknown as Record<symbol, boolean>)[PROBE] &&
+      reply.statusCode < 400 &&
+      !log.isLevelEnabled('debug')
+    )
+      return;
     (log.root as unknown as Record<symbol, pino.DestinationStream>)[streamSym]?.write(
       accessLine(log, request, reply),
     );
