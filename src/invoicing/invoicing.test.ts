@@ -281,6 +281,8 @@ describe('an invoicing run', () => {
     // In any case, as every code of the interface is read.
     const lower = `${base}&PickupTerminal=${t?.PickupTerminal.toLowerCase()}`;
     expect(json<unknown[]>(await get(lower)).length).toBe(1);
+    const lowerTo = `${base}&DeliveryTerminal=${t?.DeliveryTerminal.toLowerCase()}`;
+    expect(json<unknown[]>(await get(lowerTo)).length).toBe(1);
     expect(json<unknown[]>(await get(`${base}&PickupTerminal=NOPE`))).toEqual([]);
   });
 
