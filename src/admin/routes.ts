@@ -88,17 +88,20 @@ const ApiKey = Type.Object({
   RevokedAt: Nullable(LocalDateTime),
 });
 
-const PostalCodeImport = Type.Object({
-  PostalCode: Type.String({ pattern: '^[0-9]{4}$' }),
-  Place: Type.String({ minLength: 1, maxLength: 100 }),
-  MunicipalityCode: Type.String({ pattern: '^[0-9]{4}$' }),
-  Municipality: Type.String({ minLength: 1, maxLength: 100 }),
-  CountyCode: Type.String({ pattern: '^[0-9]{2}$' }),
-  County: Type.String({ minLength: 1, maxLength: 100 }),
-  Category: Type.Union(['G', 'P', 'B', 'S', 'F'].map((c) => Type.Literal(c))),
-  Latitude: Type.Optional(Type.Number({ minimum: -90, maximum: 90 })),
-  Longitude: Type.Optional(Type.Number({ minimum: -180, maximum: 180 })),
-});
+const PostalCodeImport = Type.Object(
+  {
+    PostalCode: Type.String({ pattern: '^[0-9]{4}$' }),
+    Place: Type.String({ minLength: 1, maxLength: 100 }),
+    MunicipalityCode: Type.String({ pattern: '^[0-9]{4}$' }),
+    Municipality: Type.String({ minLength: 1, maxLength: 100 }),
+    CountyCode: Type.String({ pattern: '^[0-9]{2}$' }),
+    County: Type.String({ minLength: 1, maxLength: 100 }),
+    Category: Type.Union(['G', 'P', 'B', 'S', 'F'].map((c) => Type.Literal(c))),
+    Latitude: Type.Optional(Type.Number({ minimum: -90, maximum: 90 })),
+    Longitude: Type.Optional(Type.Number({ minimum: -180, maximum: 180 })),
+  },
+  STRICT,
+);
 
 export const adminRoutes: FastifyPluginAsyncTypebox<{
   auth: AuthService;
@@ -245,15 +248,18 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{
         summary: 'Replace the postal register',
         description:
           "Replaces the whole register in one transaction: new codes are added, known ones updated, codes not in the list removed, and every code given its serving terminal from the routing data again (the nearest terminal, or its override). The register is then the operator's: a release with a changed register file no longer overwrites it. A register that withdraws codes where pickup points or terminal overrides still stand is refused (409, naming them) unless `RetireDependents` is true: then they are removed with the codes, in the same transaction, and the answer lists them.",
-        body: Type.Object({
-          PostalCodes: Type.Array(PostalCodeImport, { minItems: 1, maxItems: 20_000 }),
-          RetireDependents: Type.Optional(
-            Type.Boolean({
-              description:
-                'Remove the pickup points and terminal overrides at withdrawn codes along with them (default false: such an import is refused).',
-            }),
-          ),
-        }),
+        body: Type.Object(
+          {
+            PostalCodes: Type.Array(PostalCodeImport, { minItems: 1, maxItems: 20_000 }),
+            RetireDependents: Type.Optional(
+              Type.Boolean({
+                description:
+                  'Remove the pickup points and terminal overrides at withdrawn codes along with them (default false: such an import is refused).',
+              }),
+            ),
+          },
+          STRICT,
+        ),
         response: {
           200: Type.Object({
             Count: Type.Integer({ description: 'Postal codes in the register now.' }),

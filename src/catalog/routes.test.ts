@@ -142,6 +142,12 @@ describe('admin catalogue', () => {
     const schema = await put({ Services: shipped.Services, Products: [{ ...first, Segment: 'B2X' }] });
     expect(schema.statusCode).toBe(400);
     expect(errorKeys(schema)).toEqual(['Products[0].Segment']);
+    // A name the catalogue does not have is refused, not dropped (a misspelt optional one would read as left out).
+    const misspelt = await put({
+      Services: shipped.Services,
+      Products: [{ ...first, PickupWindw: { From: '06:00', To: '09:00' } }],
+    });
+    expect(errorKeys(misspelt)).toEqual(['Products[0].PickupWindw']);
     expect((await get('/v1/products/ZZ')).statusCode).toBe(404);
     expect(json<Product[]>(await get('/v1/products'))).toHaveLength(shipped.Products.length);
   });

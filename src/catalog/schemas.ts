@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { named } from '../http/schemas';
+import { named, STRICT } from '../http/schemas';
 
 const Time = Type.String({
   pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$',
@@ -8,7 +8,7 @@ const Time = Type.String({
 
 export const TimeWindowSchema = Type.Object(
   { From: Time, To: Time },
-  { description: 'Local Oslo time window, `HH:mm`.' },
+  { ...STRICT, description: 'Local Oslo time window, `HH:mm`.' },
 );
 
 /** Booking request field names a service can require (the recipient fields it needs to work). */
@@ -45,6 +45,7 @@ export const ServiceDefSchema = named(
       }),
     },
     {
+      ...STRICT,
       examples: [
         {
           ServiceCode: '16',
@@ -97,6 +98,7 @@ export const ProductSchema = named(
       DeliveryWindow: TimeWindowSchema,
     },
     {
+      ...STRICT,
       examples: [
         {
           ProductCode: '43',
@@ -123,10 +125,13 @@ export const ProductSchema = named(
 );
 
 /** The whole catalogue: the shipped `data/catalog/catalog.json` and the body of `PUT /admin/catalog`. */
-export const CatalogSchema = Type.Object({
-  Services: Type.Array(ServiceDefSchema, { minItems: 1, maxItems: 500 }),
-  Products: Type.Array(ProductSchema, { minItems: 1, maxItems: 500 }),
-});
+export const CatalogSchema = Type.Object(
+  {
+    Services: Type.Array(ServiceDefSchema, { minItems: 1, maxItems: 500 }),
+    Products: Type.Array(ProductSchema, { minItems: 1, maxItems: 500 }),
+  },
+  STRICT,
+);
 
 export type Product = Static<typeof ProductSchema>;
 export type ServiceDef = Static<typeof ServiceDefSchema>;

@@ -159,6 +159,9 @@ describe('PUT /admin/pickup-points', () => {
     expect(errorKeys(res)).toEqual(['PickupPoints[1].Id', 'PickupPoints[1].Zip']);
     const schema = await put({ PickupPoints: [point({ Latitude: 12 })] });
     expect(errorKeys(schema)).toEqual(['PickupPoints[0].Latitude']);
+    // A name an import does not have is refused, not dropped.
+    const misspelt = await put({ PickupPoints: [point({ OpeningHour: 'Mo-Fr 08:00-16:00' })] });
+    expect(errorKeys(misspelt)).toEqual(['PickupPoints[0].OpeningHour']);
     expect(await ctx.services.pickupPoints.get(10154)).not.toBeNull();
   });
 

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Nullable, named } from '../http/schemas';
+import { Nullable, named, STRICT } from '../http/schemas';
 
 const OpeningHours = Type.String({
   minLength: 1,
@@ -47,29 +47,35 @@ export const NearestQuery = Type.Object({
   ),
 });
 
-export const PickupPointImportSchema = Type.Object({
-  PickupPoints: Type.Array(
-    Type.Object({
-      Id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
-      Name: Type.String({ minLength: 1, maxLength: 200 }),
-      Address: Type.String({ minLength: 1, maxLength: 200 }),
-      Zip: Type.String({ pattern: '^[0-9]{4}$', 'x-error': 'A postal code is 4 digits.' }),
-      Place: Type.String({ minLength: 1, maxLength: 100 }),
-      Latitude: Type.Number({
-        minimum: 57,
-        maximum: 81.5,
-        description: 'WGS84, within Norway and Svalbard.',
-      }),
-      Longitude: Type.Number({
-        minimum: -10,
-        maximum: 35,
-        description: 'WGS84, within Norway and Svalbard.',
-      }),
-      OpeningHours,
-    }),
-    { minItems: 1, maxItems: 50_000 },
-  ),
-});
+export const PickupPointImportSchema = Type.Object(
+  {
+    PickupPoints: Type.Array(
+      Type.Object(
+        {
+          Id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
+          Name: Type.String({ minLength: 1, maxLength: 200 }),
+          Address: Type.String({ minLength: 1, maxLength: 200 }),
+          Zip: Type.String({ pattern: '^[0-9]{4}$', 'x-error': 'A postal code is 4 digits.' }),
+          Place: Type.String({ minLength: 1, maxLength: 100 }),
+          Latitude: Type.Number({
+            minimum: 57,
+            maximum: 81.5,
+            description: 'WGS84, within Norway and Svalbard.',
+          }),
+          Longitude: Type.Number({
+            minimum: -10,
+            maximum: 35,
+            description: 'WGS84, within Norway and Svalbard.',
+          }),
+          OpeningHours,
+        },
+        STRICT,
+      ),
+      { minItems: 1, maxItems: 50_000 },
+    ),
+  },
+  STRICT,
+);
 
 export type PickupPointView = Static<typeof PickupPointSchema>;
 export type PickupPointImport = Static<typeof PickupPointImportSchema>;

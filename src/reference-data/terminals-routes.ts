@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { authErrors, problemResponses } from '../http/schemas';
+import { authErrors, problemResponses, STRICT } from '../http/schemas';
 import type { TerminalService } from './terminals';
 
 const TerminalCode = Type.String({
@@ -17,38 +17,49 @@ const Terminal = Type.Object(
     Longitude: Type.Number({ minimum: -180, maximum: 180 }),
   },
   {
+    ...STRICT,
     examples: [
       { Code: 'OSL', Name: 'Oslo terminal Alnabru', Place: 'OSLO', Latitude: 59.93, Longitude: 10.844 },
     ],
   },
 );
 
-const RoutingBody = Type.Object({
-  Terminals: Type.Array(Terminal, { minItems: 1, maxItems: 500 }),
-  TransitDays: Type.Optional(
-    Type.Array(
-      Type.Object({
-        From: TerminalCode,
-        To: TerminalCode,
-        Days: Type.Integer({ minimum: 1, maximum: 30 }),
-        Basis: Type.Optional(Type.String({ maxLength: 200 })),
-      }),
-      {
-        maxItems: 250_000,
-        description:
-          'Working days for every ordered pair of terminals. Leave out to derive them from the distance bands and documented exceptions.',
-      },
+// STRICT: a misspelt `TransitDays` would silently mean "derive them from the distance".
+const RoutingBody = Type.Object(
+  {
+    Terminals: Type.Array(Terminal, { minItems: 1, maxItems: 500 }),
+    TransitDays: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            From: TerminalCode,
+            To: TerminalCode,
+            Days: Type.Integer({ minimum: 1, maximum: 30 }),
+            Basis: Type.Optional(Type.String({ maxLength: 200 })),
+          },
+          STRICT,
+        ),
+        {
+          maxItems: 250_000,
+          description:
+            'Working days for every ordered pair of terminals. Leave out to derive them from the distance bands and documented exceptions.',
+        },
+      ),
     ),
-  ),
-  Overrides: Type.Array(
-    Type.Object({
-      PostalCode: Type.String({ pattern: '^[0-9]{4}$', 'x-error': 'A postal code is 4 digits.' }),
-      Terminal: TerminalCode,
-      Reason: Type.String({ minLength: 1, maxLength: 200 }),
-    }),
-    { maxItems: 10_000, description: 'Postal codes served by another terminal than the nearest one.' },
-  ),
-});
+    Overrides: Type.Array(
+      Type.Object(
+        {
+          PostalCode: Type.String({ pattern: '^[0-9]{4}$', 'x-error': 'A postal code is 4 digits.' }),
+          Terminal: TerminalCode,
+          Reason: Type.String({ minLength: 1, maxLength: 200 }),
+        },
+        STRICT,
+      ),
+      { maxItems: 10_000, description: 'Postal codes served by another terminal than the nearest one.' },
+    ),
+  },
+  STRICT,
+);
 
 export const terminalRoutes: FastifyPluginAsyncTypebox<{ terminals: TerminalService }> = async (
   app,

@@ -163,6 +163,21 @@ describe('PUT /admin/terminals', () => {
     expect(Object.keys(json(res).errors as object)).toEqual(['Terminals[0].Latitude']);
   });
 
+  test('a misspelt name is a 400, not "left out" (TransitDay would derive the days from distance)', async () => {
+    const res = await put({
+      Terminals: two,
+      TransitDay: [],
+      Overrides: [{ PostalCode: '0150', Terminal: 'OSL', Reasn: 'x' }],
+    });
+    expect(res.statusCode).toBe(400);
+    expect(Object.keys(json(res).errors as object).sort()).toEqual([
+      'Overrides[0].Reasn',
+      'Overrides[0].Reason',
+      'TransitDay',
+    ]);
+    expect(await terminalOf('1530')).toBe('FRE');
+  });
+
   test('a replace reassigns every postal code and survives a restart', async () => {
     const res = await put({
       Terminals: two,
