@@ -63,3 +63,36 @@ test('0020 makes the loads of versions an admin put or deleted before the marker
     await database.dispose();
   }
 });
+
+test('0023 moves a webhook expiring after 9999-12-31T23:59:59 Oslo time to that instant', async () => {
+  const database = await createTestDatabase();
+  const run = (text: string) => database.db.execute(sql.raw(text));
+  try {
+    // As an older release could store them: past the last Oslo second, within it, and an ordinary one.
+    for (const [id, expires] of [
+      ['00000000-0000-4000-8000-000000000001', '9999-12-31T23:59:59Z'],
+      ['00000000-0000-4000-8000-000000000002', '9999-12-31T22:59:59.500Z'],
+      ['00000000-0000-4000-8000-000000000003', '2027-01-01T00:00:00Z'],
+    ]) {
+      await run(
+        `insert into webhooks (id, customer_nr, event_value, event_value_type, url, secret, expires)
+         values ('${id}', '1000', '1000', 3, 'https://a.example/h', 's', '${expires}')`,
+      );
+    }
+    const migration = readFileSync(
+      projectPath('src', 'db', 'migrations', '0023_webhook_expires_latest.sql'),
+      'utf8',
+    );
+    await run(migration);
+    const rows = (await run(
+      `select to_char(expires at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS') as e from webhooks order by id`,
+    )) as unknown as { rows: { e: string }[] };
+    expect(rows.rows.map((r) => r.e)).toEqual([
+      '9999-12-31T22:59:59.000',
+      '9999-12-31T22:59:59.500',
+      '2027-01-01T00:00:00.000',
+    ]);
+  } finally {
+    await database.dispose();
+  }
+});
