@@ -5,6 +5,8 @@ export const RESERVED_HEADERS: readonly string[] = [
   'content-length',
   'connection',
   'transfer-encoding',
+  // The body is plain JSON: a content coding would make the receiver decode it, and fail.
+  'content-encoding',
   'user-agent',
   // Hop-by-hop headers (RFC 9110 §7.6.1) would change how the request travels, not what it says.
   'keep-alive',

@@ -363,6 +363,7 @@ describe('customHeaders and secret', () => {
     ['content-length', '{"Content-Length": "1"}'],
     ['content-type', '{"content-type": "text/plain"}'],
     ['transfer-encoding', '{"Transfer-Encoding": "chunked"}'],
+    ['content-encoding', '{"Content-Encoding": "gzip"}'],
     ['a webhook- header', '{"Webhook-Signature": "v1,forged"}'],
     ['a name with a space', '{"X Api": "a"}'],
     ['a line break in a value', '{"X-Api-Key": "a\\r\\nX-Injected: 1"}'],
