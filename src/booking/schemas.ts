@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { EMPTY_ABSENT, OSLO_DATETIME, ZERO_ABSENT } from '../http/binding';
 import { Nullable, named } from '../http/schemas';
+import { INT32_MAX } from '../lib/int32';
 
 /** An optional id or measure where `0` means "not given" (see http/binding.ts). */
 const ZERO = { [ZERO_ABSENT]: true } as const;
@@ -173,18 +174,18 @@ const commandFields = {
   PickupDate: Type.Optional(LocalDateTime),
   UnitCode: Type.Optional(Type.String({ maxLength: 2, ...EMPTY })),
   RecipientShallPay: Type.Optional(Type.Boolean()),
-  RecipientCustomerId: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, ...ZERO })),
+  RecipientCustomerId: Type.Optional(Type.Integer({ minimum: 1, maximum: INT32_MAX, ...ZERO })),
   PayerCustomerId: Type.Optional(
     Type.Integer({
       minimum: 1,
-      maximum: 2_147_483_647,
+      maximum: INT32_MAX,
       ...ZERO,
       description:
         'Extension: a third party that pays the freight (invoice payer role `F`). The key must be able to act for it. Not with `RecipientShallPay`.',
     }),
   ),
   SenderReference: Type.Optional(Str(35, 'Printed in full on the label; 15 characters show on the invoice.')),
-  PickupPointId: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, ...ZERO })),
+  PickupPointId: Type.Optional(Type.Integer({ minimum: 1, maximum: INT32_MAX, ...ZERO })),
   ShouldGenerateReturnShipment: Type.Optional(Type.Boolean()),
   // `Lines` is optional as the spec has it: a client that always sends the block (`{}`, `{"Lines":
   // null}`) books domestic shipments; abroad, the rules ask for a line (`checkCustoms`).

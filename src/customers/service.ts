@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import countries from 'i18n-iso-countries';
 import type { Db, DbOrTx, Tx } from '../db/client';
 import { DomainError, notFound, Violations } from '../lib/errors';
+import { INT32_MAX } from '../lib/int32';
 import { isOrgNr } from '../lib/mod11';
 import { readThroughCache } from '../lib/read-through-cache';
 import { type CustomerRow, createCustomerStore } from './store';
@@ -142,8 +143,8 @@ export function createCustomerService({ db }: { db: Db }) {
       const v = new Violations();
       v.check(
         'CustomerNr',
-        /^[1-9][0-9]{0,9}$/.test(input.CustomerNr) && Number(input.CustomerNr) <= 2_147_483_647,
-        'A customer number is a whole number from 1 to 2147483647, without leading zeros.',
+        /^[1-9][0-9]{0,9}$/.test(input.CustomerNr) && Number(input.CustomerNr) <= INT32_MAX,
+        `A customer number is a whole number from 1 to ${INT32_MAX}, without leading zeros.`,
       );
       const row = await checkedWrite(input, v, (tx) =>
         createCustomerStore(tx).insert({

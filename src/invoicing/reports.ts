@@ -1,6 +1,7 @@
 import { type Account, assertCanActFor, canActFor } from '../auth/access';
 import type { DbOrTx } from '../db/client';
 import { notFound, Violations } from '../lib/errors';
+import { INT32_MAX, isInt32Text } from '../lib/int32';
 import { flatMapPages, keysetPages, mapPages, noPages } from '../lib/pages';
 import { cm3ToDm3, gramsToKg, mulDivHalfUp, parseScaled, toDecimal } from '../lib/units';
 import { daysBetween } from '../schedule/calendar';
@@ -82,12 +83,6 @@ export function interval(
   }
   return { from: a ?? '', to: b ?? '' };
 }
-
-/** The spec's `int`: the largest customer and invoice number. */
-const INT32_MAX = 2_147_483_647;
-
-/** Digits of a whole number from 0 to `INT32_MAX` (leading zeros allowed, as `01000`). */
-const isInt32Text = (text: string) => /^\d{1,10}$/.test(text) && Number(text) <= INT32_MAX;
 
 /** A customer number the spec types as an integer: `01000` is customer 1000 (no number has a leading zero). */
 export function customerNrField(field: string, value: string | number | undefined, v: Violations): string {

@@ -5,6 +5,7 @@ import { answeredNotModified, contentTag } from '../http/conditional';
 import { rulesOf } from '../http/domain-rules';
 import { answerArrayPages } from '../http/json-stream';
 import { authErrors, problemResponses } from '../http/schemas';
+import { INT32_MAX } from '../lib/int32';
 import { checkInvoiceListQuery, type InvoiceListQuery as InvoiceListParams } from './invoice-list';
 import { renderInvoicePdf } from './pdf';
 import {
@@ -176,7 +177,7 @@ export const invoicingRoutes: FastifyPluginAsyncTypebox<{ invoicing: InvoicingSe
         description:
           'The issued document (A4) with what bokføringsforskriften § 5-1-1 asks of an invoice: seller and buyer (names, organisation numbers, addresses), number, dates and delivery period, each shipment with its cost lines, amounts excluding VAT, VAT per rate, the total including VAT, due date, bank account and KID. 404 for an invoice the key cannot act for, as for one that does not exist.',
         params: Type.Object({
-          invoicenr: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'The invoice number.' }),
+          invoicenr: Type.Integer({ minimum: 1, maximum: INT32_MAX, description: 'The invoice number.' }),
         }),
         response: {
           200: {

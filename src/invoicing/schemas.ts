@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { OSLO_DATETIME } from '../http/binding';
 import { Nullable, named, STRICT } from '../http/schemas';
+import { INT32_MAX } from '../lib/int32';
 import { V1_COST_FIELDS } from './cost-codes';
 
 const Str = Nullable(Type.String());
@@ -161,15 +162,15 @@ export const InvoiceSummary = named(
 export const DetailsQuery = Type.Object({
   Customernr: Type.Integer({
     minimum: 0,
-    maximum: 2_147_483_647,
+    maximum: INT32_MAX,
     description: 'The paying customer number.',
-    'x-error': 'The Customernr field must be a customer number (a whole number up to 2147483647).',
+    'x-error': `The Customernr field must be a customer number (a whole number up to ${INT32_MAX}).`,
   }),
   Invoicenr: Type.Integer({
     minimum: 0,
-    maximum: 2_147_483_647,
+    maximum: INT32_MAX,
     description: 'The invoice number.',
-    'x-error': 'The Invoicenr field must be an invoice number (a whole number up to 2147483647).',
+    'x-error': `The Invoicenr field must be an invoice number (a whole number up to ${INT32_MAX}).`,
   }),
 });
 
@@ -228,7 +229,7 @@ export const RunResponse = Type.Object({ RunId: Type.Integer(), Invoices: Type.A
 
 export const CreditNoteRequest = Type.Object(
   {
-    InvoiceNr: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
+    InvoiceNr: Type.Integer({ minimum: 1, maximum: INT32_MAX }),
     // Left out, every shipment of the invoice; an empty list is a mistake, not "all" (400), and so is
     // a misspelt name (STRICT), which would otherwise leave it out.
     ShipmentIds: Type.Optional(

@@ -4,6 +4,7 @@ import { OSLO_DATETIME } from '../http/binding';
 import { rulesOf } from '../http/domain-rules';
 import { sendArrayPages } from '../http/json-stream';
 import { authErrors, Nullable, named, problemResponses } from '../http/schemas';
+import { INT32_MAX } from '../lib/int32';
 import { checkListingQuery, type ListingQuery, type ListingService } from './service';
 
 const NStr = Nullable(Type.String());
@@ -59,8 +60,8 @@ export const listingRoutes: FastifyPluginAsyncTypebox<{ listing: ListingService 
           // The spec's `int`; no customer number is larger (customers/service.ts).
           customerid: Type.Integer({
             minimum: 0,
-            maximum: 2_147_483_647,
-            'x-error': 'The customerid field must be a customer number (a whole number up to 2147483647).',
+            maximum: INT32_MAX,
+            'x-error': `The customerid field must be a customer number (a whole number up to ${INT32_MAX}).`,
           }),
           pickupFromDate: Type.String({ maxLength: 40, [OSLO_DATETIME]: true }),
           pickupToDate: Type.String({ maxLength: 40, [OSLO_DATETIME]: true }),

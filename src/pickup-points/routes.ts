@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { rulesOf } from '../http/domain-rules';
 import { authErrors, problemResponses } from '../http/schemas';
+import { INT32_MAX } from '../lib/int32';
 import { NearestQuery, type PickupPointImport, PickupPointImportSchema, PickupPointSchema } from './schemas';
 import { DEFAULT_LIMIT, type PickupPointService } from './service';
 
@@ -35,7 +36,7 @@ export const pickupPointRoutes: FastifyPluginAsyncTypebox<{ pickupPoints: Pickup
         params: Type.Object({
           id: Type.Integer({
             minimum: 1,
-            maximum: 2_147_483_647,
+            maximum: INT32_MAX,
             'x-error': 'The id field must be a pickup point id (a positive whole number).',
           }),
         }),

@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { Nullable, named, STRICT } from '../http/schemas';
+import { INT32_MAX } from '../lib/int32';
 
 const OpeningHours = Type.String({
   minLength: 1,
@@ -52,7 +53,7 @@ export const PickupPointImportSchema = Type.Object(
     PickupPoints: Type.Array(
       Type.Object(
         {
-          Id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
+          Id: Type.Integer({ minimum: 1, maximum: INT32_MAX }),
           Name: Type.String({ minLength: 1, maxLength: 200 }),
           Address: Type.String({ minLength: 1, maxLength: 200 }),
           Zip: Type.String({ pattern: '^[0-9]{4}$', 'x-error': 'A postal code is 4 digits.' }),
