@@ -2,6 +2,8 @@ import type { SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import { deliveredRows, insertEvents, insertEventsStatement, type NewOutboxEvent } from './store';
 
+export { matchableEvents } from './store';
+
 /** The event kinds of CONTRACT §10; webhooks subscribe to all of them. */
 export const EVENT_TYPES = [
   'shipment.created',

@@ -99,6 +99,19 @@ export function deliveredRows(tx: DbOrTx, ids: readonly number[]): Promise<Deliv
     .where(inArray(outboxEvents.id, [...ids]));
 }
 
+/**
+ * The events `ids` as a subquery of the columns a subscriber matches on (`id`, `customer_nr`,
+ * `shipment_id`, `parcel_ids`, `created_at`), for a consumer that matches them inside its own
+ * statement (webhooks' fan-out joins them to its registrations): this domain still names its table.
+ */
+export function matchableEvents(ids: readonly number[]): SQL {
+  const list = sql.join(
+    ids.map((id) => sql`${id}`),
+    sql`, `,
+  );
+  return sql`select id, customer_nr, shipment_id, parcel_ids, created_at from outbox_events where id in (${list})`;
+}
+
 /** Marks events as fanned out (their deliveries exist). */
 export async function markFannedOut(tx: DbOrTx, ids: readonly number[], at: Date): Promise<void> {
   await tx

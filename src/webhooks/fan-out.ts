@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/client';
-import { eventData, markFannedOut, pendingEvents } from '../events/outbox';
+import { eventData, markFannedOut, matchableEvents, pendingEvents } from '../events/outbox';
 import {
   holdRegistrations,
   insertDeliveries,
@@ -23,7 +23,7 @@ export async function fanOut(db: Db, now: Date, batchSize: number): Promise<numb
     const events = await pendingEvents(tx, batchSize);
     if (events.length === 0) return 0;
     const ids = events.map((e) => e.id);
-    const matched = await matchingRegistrations(tx, ids, now);
+    const matched = await matchingRegistrations(tx, matchableEvents(ids), now);
     // A registration deleted since it matched gets no delivery, and cannot go until this commits.
     const held = await holdRegistrations(tx, [...new Set(matched.map((p) => p.webhook_id))]);
     const pairs = matched.filter((p) => held.has(p.webhook_id));

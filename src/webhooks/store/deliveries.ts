@@ -40,26 +40,26 @@ export async function tryFanOutLock(tx: Tx): Promise<boolean> {
 }
 
 /**
- * The (event, registration) pairs of the given outbox events: every matching, enabled, unexpired
+ * The (event, registration) pairs of the outbox events `events` (the events domain's subquery,
+ * `matchableEvents`: id, customer_nr, shipment_id, parcel_ids, created_at): every matching, enabled, unexpired
  * registration of the event's customer (type 3 any event of the customer, type 2 events of that
  * shipment, type 1 events naming that parcel). A pair may come more than once.
  */
 export async function matchingRegistrations(
   tx: Tx,
-  eventIds: readonly number[],
+  events: SQL,
   now: Date,
 ): Promise<{ event_id: string; webhook_id: string }[]> {
   // Matching in SQL, per event (LATERAL keeps the plan to index probes on (customer_nr,
   // event_value_type, event_value) whatever the statistics say), so a customer with many
   // per-parcel registrations costs lookups, not a scan per event. A registration hears the
   // events written since it last became live (`listening_since`; both times are the database's).
-  // The outbox row is read here, in the same statement, for that plan: the events domain owns the
-  // table's writes.
+  // The events come as the events domain's subquery, so they are matched in this same statement.
   const live = sql`w.enabled and w.expires > ${ts(now)} and w.listening_since <= e.created_at`;
   return rowsOf<{ event_id: string; webhook_id: string }>(
     await tx.execute(sql`
       select e.id::text as event_id, m.id as webhook_id
-        from outbox_events e
+        from (${events}) e
         cross join lateral (
           select w.id from webhooks w
            where w.customer_nr = e.customer_nr and w.event_value_type = 3 and ${live}
@@ -80,8 +80,7 @@ export async function matchingRegistrations(
             ) w
            where exists (select 1 from webhooks x
                           where x.customer_nr = e.customer_nr and x.event_value_type = 1)
-        ) m
-       where e.id in (${list(eventIds)})`),
+        ) m`),
   );
 }
 
