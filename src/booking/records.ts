@@ -75,9 +75,14 @@ export function recordsOf(row: ShipmentRow, parcels: ParcelValues[]): ShipmentRe
   }));
 }
 
-/** The zip whose terminal a label names: the pickup point's, else the recipient's (Norway only). */
+/**
+ * The zip whose terminal a label names: the pickup point's, else the recipient's (Norway only), as
+ * `destinationZip` routes it. A point block without a zip (only a company name) sends the parcel to
+ * the recipient, so the recipient's terminal is the one printed.
+ */
 export function labelDestinationZip(row: ShipmentRow): string | null {
-  const to = row.addresses.PickupPoint ?? row.addresses.Recipient;
+  const point = row.addresses.PickupPoint;
+  const to = point?.Zip ? point : row.addresses.Recipient;
   return (to.Country ?? 'NO') === 'NO' ? to.Zip : null;
 }
 

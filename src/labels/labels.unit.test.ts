@@ -5,10 +5,10 @@ import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { describe, expect, test } from 'vitest';
 import { turnsWhileRendering } from '../../test/turns';
 import { parcelBarcode, QUIET_ZONE_MODULES } from './barcode';
-import { formatSscc, isSscc, type LabelModel, toLabelModels } from './model';
+import { formatSscc, formatWeight, isSscc, type LabelModel, toLabelModels } from './model';
 import { renderPdf } from './pdf';
 import { sampleShipment, sampleSscc } from './sample';
-import { renderZpl } from './zpl';
+import { DOTS_WIDTH, renderZpl } from './zpl';
 
 /**
  * Code 128 bar/space widths of symbol values 0–106 (ISO/IEC 15417 table 1), to decode what bwip-js
@@ -111,6 +111,14 @@ describe('label model', () => {
     expect(label?.Services).toEqual(['Pre-notice SMS', 'Fix Day 2026-11-25']);
     expect(label?.SenderReference).toBe('Ordre 2026-11-0042 / Innkjøp Ærø-Ålesund (kundens fulle referanse)');
     expect(label?.DeliveryDate).toBe('2026-11-25');
+  });
+
+  test('weights print to 10 g, rounded half up as the invoice report rounds them', () => {
+    expect(formatWeight(12.5)).toBe('12,5 kg');
+    expect(formatWeight(1.255)).toBe('1,26 kg');
+    expect(formatWeight(1.005)).toBe('1,01 kg');
+    expect(formatWeight(1.004)).toBe('1 kg');
+    expect(formatWeight(null)).toBe('–');
   });
 
   test('company and person: the company is the name, the person the attention line', () => {
@@ -320,11 +328,8 @@ describe('ZPL', () => {
     expect(zpl).toContain('^FDLager _5C& Logistikk AS^FS');
   });
 
-  test('a parcel id with Norwegian letters is drawn bar by bar, and the bars scan back as the id', async () => {
-    const zpl = await zplOf(
-      toLabelModels(sampleShipment(1, { Parcels: [{ ParcelId: 'ÆØÅ-1', WeightKg: 1 }] })),
-    );
-    expect(zpl).not.toContain('^BC');
+  /** The bars a label drawn with `^GB` carries: their module, widths in modules, and extent in dots. */
+  function drawnBars(zpl: string) {
     const bars = [...zpl.matchAll(/\^FO(\d+),\d+\^GB(\d+),(\d+),\d+\^FS/g)]
       .filter((m) => Number(m[3]) > 200) // the bars, not the rules
       .map((m) => ({ x: Number(m[1]), w: Number(m[2]) }));
@@ -333,13 +338,28 @@ describe('ZPL', () => {
       const next = bars[i + 1];
       return next ? [b.w / module, (next.x - b.x - b.w) / module] : [b.w / module];
     });
-    expect(decodeCode128(widths)).toEqual({ fnc1: false, text: 'ÆØÅ-1' });
+    const last = bars.at(-1) ?? { x: 0, w: 0 };
+    return { module, widths, left: bars[0]?.x ?? 0, right: last.x + last.w };
+  }
+
+  test('a parcel id with Norwegian letters is drawn bar by bar, and the bars scan back as the id', async () => {
+    const zpl = await zplOf(
+      toLabelModels(sampleShipment(1, { Parcels: [{ ParcelId: 'ÆØÅ-1', WeightKg: 1 }] })),
+    );
+    expect(zpl).not.toContain('^BC');
+    expect(decodeCode128(drawnBars(zpl).widths)).toEqual({ fnc1: false, text: 'ÆØÅ-1' });
   });
 
-  test('a customer parcel id gets a plain Code 128 field', async () => {
-    const zpl = await zplOf(
-      toLabelModels(sampleShipment(1, { Parcels: [{ ParcelId: 'A>B_1', WeightKg: 1 }] })),
-    );
-    expect(zpl).toMatch(/\^BCN,\d+,N,N,N\^FH_\^FDA><B_5F1\^FS/);
+  test('a numeric customer parcel id is drawn as the PDF draws it and fits the label with its quiet zones', async () => {
+    // ^BC would encode the digits one by one (subset B): twice the width these bars were sized for.
+    for (const id of ['123456789012345678', '12345678901234567890123456789012345', 'A>B_1^~\\']) {
+      const zpl = await zplOf(toLabelModels(sampleShipment(1, { Parcels: [{ ParcelId: id, WeightKg: 1 }] })));
+      expect(zpl).not.toContain('^BC');
+      const bars = drawnBars(zpl);
+      expect(decodeCode128(bars.widths)).toEqual({ fnc1: false, text: id });
+      expect(bars.widths).toEqual(parcelBarcode({ Sscc: null, ParcelId: id }).widths);
+      expect(bars.left).toBeGreaterThanOrEqual(QUIET_ZONE_MODULES * bars.module);
+      expect(bars.right).toBeLessThanOrEqual(DOTS_WIDTH - QUIET_ZONE_MODULES * bars.module);
+    }
   });
 });

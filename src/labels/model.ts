@@ -52,6 +52,8 @@ export interface LabelShipment {
   PickupPointAddress2?: string | null;
   PickupPointZip?: string | null;
   PickupPointPlace?: string | null;
+  /** Pickup points are in Norway (booking stores `NO`); `NO` when absent, whatever the recipient's. */
+  PickupPointCountry?: string | null;
 
   /**
    * Code of the terminal that serves the delivery postal code (the pickup point's when one is used),
@@ -208,7 +210,7 @@ export function toLabelModels(shipment: LabelShipment): LabelModel[] {
           s.PickupPointAddress2,
           s.PickupPointZip,
           s.PickupPointPlace,
-          s.RecipientCountry,
+          s.PickupPointCountry,
         ),
         Id: s.PickupPointId === null || s.PickupPointId === undefined ? null : String(s.PickupPointId),
       }

@@ -100,6 +100,48 @@ describe('GET /v1/labels/{shipmentId}', () => {
     expect(res.body).toContain(sscc);
   });
 
+  test('the pickup point prints in Norway and routes by its terminal, whatever the recipient’s country', async () => {
+    const abroad = await book('Published', {
+      ProductCode: 'EP',
+      Services: [],
+      RecipientCompanyName: 'Svensson AB',
+      RecipientZip: '11122',
+      RecipientPlace: 'STOCKHOLM',
+      RecipientCountry: 'SE',
+      PickupPointCompanyName: 'Kiosken Kirkenes',
+      PickupPointAddress: 'Storgata 1',
+      PickupPointZip: '9900',
+      PickupPointPlace: 'KIRKENES',
+      CustomsInformation: {
+        Lines: [
+          {
+            GoodsDescription: 'Books',
+            HsCode: '490199',
+            Quantity: 1,
+            GoodsValue: 100,
+            CurrencyType: 'NOK',
+            CountryOfOrigin: 'NO',
+            GrossWeight: 2,
+          },
+        ],
+      },
+    });
+    const zpl = (await get(`/v1/labels/${abroad.ShipmentId}?format=zpl`)).body;
+    const terminal = json<{ Terminal: string }>(await get('/v1/postalcodes/9900')).Terminal;
+    expect(zpl).toContain('^FD9900 KIRKENES^FS');
+    expect(zpl).toMatch(new RegExp(`\\^FR\\^FH_\\^FD${terminal}\\^FS`));
+    expect(zpl).toContain('^FD9900^FS');
+    expect(zpl).not.toContain('SE-9900');
+  });
+
+  test('a pickup point block without a zip leaves the parcel, and its terminal, with the recipient', async () => {
+    const nameOnly = await book('Published', { PickupPointCompanyName: 'Kiosken' });
+    const zpl = (await get(`/v1/labels/${nameOnly.ShipmentId}?format=zpl`)).body;
+    const terminal = json<{ Terminal: string }>(await get('/v1/postalcodes/7013')).Terminal;
+    expect(zpl).not.toContain('PICKUP POINT');
+    expect(zpl).toMatch(new RegExp(`\\^FR\\^FH_\\^FD${terminal}\\^FS`));
+  });
+
   test('an unknown format or a malformed id is a 400 problem', async () => {
     const format = await get(`/v1/labels/${shipment.ShipmentId}?format=png`);
     expect(format.statusCode).toBe(400);

@@ -13,9 +13,11 @@ import { formatWeight, type LabelAddress, type LabelModel, zipLine } from './mod
  *   `>;>800<SSCC>`: `>;` starts in subset C, `>8` is FNC1 (which makes Code 128 GS1-128), then the
  *   AI `00` and the 18 digits. This is the long-standing GS1-128 form every ZPL II firmware reads
  *   (`^BC` mode D needs firmware x.11+); the human-readable `(00) …` line is printed as text below.
- * - A customer's own parcel id is `^BC` too when it is ASCII; one with Latin-1 letters (`ÆØÅ-1`) is
- *   drawn bar by bar (`^GB`) from the Code 128 the PDF draws, as `^BC` under `^CI28` is not known
- *   to encode them as the ISO 8859-1 a scanner reads.
+ * - A customer's own parcel id is drawn bar by bar (`^GB`) from the Code 128 the PDF draws. `^BC`
+ *   would not give those bars: without a start code it encodes every character in subset B, so a
+ *   numeric id came out up to twice as wide as the bars it was sized and centred for (an 18-digit id
+ *   ran 258 dots off the label), and under `^CI28` it is not known to encode Latin-1 letters
+ *   (`ÆØÅ-1`) as the ISO 8859-1 a scanner reads.
  */
 export const DOTS_WIDTH = 812;
 export const DOTS_HEIGHT = 1218;
@@ -205,10 +207,9 @@ function label(l: LabelModel): string {
   const barsTop = top + 36;
   const barsHeight = DOTS_HEIGHT - M - 44 - barsTop;
   const x0 = Math.max(0, Math.round((DOTS_WIDTH - bc.modules * module) / 2));
-  if (l.Sscc || /^[\x20-\x7e]*$/.test(l.ParcelId)) {
-    const data = l.Sscc ? `>;>800${l.Sscc}` : l.ParcelId.replace(/>/g, '><');
+  if (l.Sscc) {
     z.push(
-      `^FO${x0},${barsTop}^BY${module},3,${barsHeight}^BCN,${barsHeight},N,N,N^FH_^FD${fieldData(data)}^FS`,
+      `^FO${x0},${barsTop}^BY${module},3,${barsHeight}^BCN,${barsHeight},N,N,N^FH_^FD>;>800${l.Sscc}^FS`,
     );
   } else {
     let x = x0;

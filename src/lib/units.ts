@@ -148,5 +148,9 @@ export const loadingMetres = (floorCm2: number): number => Math.round(floorCm2 /
 /** Thousandths (grams, cm³) as a two-decimal string of the whole unit (kg, dm³), rounded half up exactly. */
 export const thousandthsAsText = (n: number): string => formatAmount(mulDivHalfUp(n, 1, 10));
 
-/** Kilograms rounded to at most 2 decimals (10 g), as labels print them. */
-export const kgTo2Decimals = (kg: number): number => Math.round(kg * 100) / 100;
+/**
+ * Kilograms rounded half up to at most 2 decimals (10 g), as labels print them, and as the invoice
+ * report rounds the same grams: from whole grams, since `kg * 100` in binary put 1.255 kg at
+ * 125.4999… and printed 1,25.
+ */
+export const kgTo2Decimals = (kg: number): number => Math.round(kgToGrams(kg) / 10) / 100;
