@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { osloBergenBooking } from '../../test/factories';
+import { measuredParcels, osloBergenBooking } from '../../test/factories';
 import { ADMIN_KEY, bearer, buildTestApp, logCapture, type TestContext, waitFor } from '../../test/helpers';
 import { hashKey } from '../auth/keys';
 
@@ -18,6 +18,13 @@ beforeAll(async () => {
   });
 });
 afterAll(() => ctx.close());
+
+let address: Promise<string> | null = null;
+/** The app's address on loopback, listening from the first test that needs a real socket. */
+const listening = () => {
+  address ??= ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  return address;
+};
 
 test('the log of a run whose queries fail holds no key, key hash, token, body or query parameter', async () => {
   const tokenKey = await ctx.keyFor({ scopes: ['webhooks'] });
@@ -79,8 +86,7 @@ test('the log of a run whose queries fail holds no key, key hash, token, body or
 
 test('a client that hangs up mid-body is logged as its own doing, not as a database outage', async () => {
   const key = await ctx.keyFor({ scopes: ['booking'] });
-  const address = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-  const { port } = new URL(address);
+  const { port } = new URL(await listening());
   const before = captured.text().length;
   await new Promise<void>((resolve) => {
     const socket = connect(Number(port), '127.0.0.1', () => {
@@ -96,4 +102,32 @@ test('a client that hangs up mid-body is logged as its own doing, not as a datab
   const log = captured.text().slice(before);
   expect(log).toContain('client closed the connection mid-request');
   expect(log).not.toContain('database unavailable');
+});
+
+test('a client that hangs up mid-download of its labels is logged as its own doing, not as a failure', async () => {
+  const key = await ctx.keyFor({ scopes: ['booking', 'labels'] });
+  const booked = await ctx.app.inject({
+    method: 'POST',
+    url: '/Shipment/Update',
+    headers: bearer(key),
+    payload: osloBergenBooking({ Parcels: measuredParcels(300) }),
+  });
+  expect(booked.statusCode, booked.body).toBe(201);
+  const { ShipmentId } = booked.json() as { ShipmentId: string };
+  const { port } = new URL(await listening());
+  const before = captured.text().length;
+  // Hangs up at the first bytes of the PDF, long before its 300 pages are drawn.
+  await new Promise<void>((resolve) => {
+    const socket = connect(Number(port), '127.0.0.1', () => {
+      socket.write(
+        `GET /v1/labels/${ShipmentId} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`,
+      );
+    });
+    socket.once('data', () => socket.destroy());
+    socket.on('close', () => resolve());
+  });
+  await waitFor(async () => captured.text().slice(before).includes('mid-download') || undefined);
+  const log = captured.text().slice(before);
+  expect(log).toContain('client closed the connection mid-download');
+  expect(log).not.toContain('rendering failed');
 });

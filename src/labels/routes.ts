@@ -80,6 +80,12 @@ export const labelRoutes: FastifyPluginAsyncTypebox<LabelRoutesOptions> = async 
       }
       const body = new PassThrough();
       renderPdf(labels, body, { title: `Kolli labels ${shipmentId}` }).catch((err: unknown) => {
+        // The client hung up and Fastify destroyed the stream, which stopped the drawing: its own
+        // doing, not a fault (docs/operations.md).
+        if (body.destroyed) {
+          request.log.info({ shipmentId }, 'client closed the connection mid-download');
+          return;
+        }
         // Headers are gone by now: log and cut the response so the client sees a broken download.
         request.log.error({ err, shipmentId }, 'label PDF rendering failed');
         body.destroy(err instanceof Error ? err : new Error(String(err)));
