@@ -777,7 +777,7 @@ export interface paths {
         };
         /**
          * Earliest and valid desired delivery dates of a route
-         * @description The earliest delivery date is the pickup date plus the transit days between the serving terminals of the two postal codes, counted in working days. `DeliveryDates` are the dates `POST /Shipment/Update` accepts as `DeliveryDate`; the windows come from the product.
+         * @description The earliest delivery date is the pickup date plus the transit days between the serving terminals of the two postal codes, counted in working days. `DeliveryDates` are the dates `POST /Shipment/Update` accepts as `DeliveryDate` for this pickup date: without `pickupDate` (the earliest pickup date), or with the `PickupDate` of a Direct booking. A booking of another product is planned from the earliest pickup date, so for a later `pickupDate` the dates are a forecast it accepts from that day on. The windows come from the product.
          */
         get: operations["getDeliveryDates"];
         put?: never;
@@ -7039,7 +7039,7 @@ export interface operations {
             query: {
                 /** @description Norwegian postal code. */
                 fromZip: string;
-                /** @description Pickup date; default the earliest pickup date of an order placed now (today, or the next working day after 16:00 Oslo time). A day that is no working day moves to the next working day. */
+                /** @description Pickup date; default the earliest pickup date of an order placed now (today, on a working day before 16:00 Oslo time; else the next working day). A day before that earliest date plans from it, and a day that is no working day moves to the next working day. */
                 pickupDate?: string;
                 productCode: string;
                 /** @description Norwegian postal code. */

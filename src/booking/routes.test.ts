@@ -497,6 +497,16 @@ describe('rules (400 naming every violated field)', () => {
     }
   });
 
+  test('a Direct DeliveryDate is judged from its PickupDate even when another field is wrong', async () => {
+    // Picked up Thursday 26 November: the earliest delivery is Friday 27, so Monday 30 is valid,
+    // though it is more than 3 days after the earliest delivery of a pickup today.
+    const direct = { ProductCode: 'DI', PickupDate: '2026-11-26', DeliveryDate: '2026-11-30' };
+    expect((await post(booking({ ...direct, ShipmentStatus: 'Draft' }))).statusCode).toBe(201);
+    const res = await post(booking({ ...direct, UnitCode: 'ZZ' }));
+    expect(res.statusCode).toBe(400);
+    expect(Object.keys(errorsOf(res))).toEqual(['UnitCode']);
+  });
+
   test('a body that is not an object, or not JSON, is a 400 problem', async () => {
     expect((await post([1, 2])).statusCode).toBe(400);
     const res = await ctx.app.inject({

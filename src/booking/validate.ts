@@ -140,7 +140,9 @@ export async function validateRequest(
   const desiredDelivery = dateOf(body.DeliveryDate, 'DeliveryDate', v);
   const earliestPickup = deps.schedule.earliestPickupDate();
   if (desiredPickup) checkDesiredDate('PickupDate', desiredPickup, earliestPickup, v);
-  const pickupDate = desiredPickup && v.empty ? desiredPickup : earliestPickup;
+  // Plans from the desired pickup date unless that date itself was refused: a violation elsewhere in
+  // the request must not move the plan and call a valid DeliveryDate out of range.
+  const pickupDate = desiredPickup && !v.has('PickupDate') ? desiredPickup : earliestPickup;
   const domestic = addresses.Pickup.Country === 'NO' && addresses.Recipient.Country === 'NO';
   const destination = destinationZip(addresses);
   const plan =

@@ -41,6 +41,38 @@ describe('nearest', () => {
     );
   });
 
+  test('points at the same distance come by id, whatever the order of the list', () => {
+    const spots = [
+      { lat: 59.91, lon: 10.75 },
+      { lat: 60.39, lon: 5.32 },
+    ];
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 1, max: 1_000 }), { minLength: 1, maxLength: 30 }),
+        fc.integer({ min: 1, max: 100 }),
+        (ids, limit) => {
+          const points = ids.map((id) => record({ id, ...(spots[id % 2] as { lat: number; lon: number }) }));
+          const expected = [...points]
+            .map((point) => ({ point, km: distanceKm(spots[0] as { lat: number; lon: number }, point) }))
+            .sort((a, b) => a.km - b.km || a.point.id - b.point.id)
+            .slice(0, limit);
+          expect(nearest(points, spots[0] as { lat: number; lon: number }, limit)).toEqual(expected);
+        },
+      ),
+    );
+  });
+
+  test('a search in a large import keeps the same best points a full sort would', () => {
+    const points = Array.from({ length: 50_000 }, (_, i) =>
+      record({ id: i + 1, lat: 58 + ((i * 7919) % 13_000) / 1000, lon: 5 + ((i * 104_729) % 26_000) / 1000 }),
+    );
+    const from = { lat: 59.91, lon: 10.75 };
+    const sortAll = points
+      .map((point) => ({ point, km: distanceKm(from, point) }))
+      .sort((a, b) => a.km - b.km || a.point.id - b.point.id);
+    for (const limit of [1, 7, 100]) expect(nearest(points, from, limit)).toEqual(sortAll.slice(0, limit));
+  });
+
   test('great-circle distance: Oslo to Bergen is about 305 km, and symmetric', () => {
     const oslo = { lat: 59.9139, lon: 10.7522 };
     const bergen = { lat: 60.3913, lon: 5.3221 };

@@ -65,16 +65,33 @@ export const viewOf = (p: PickupPointRecord, km: number | null = null): PickupPo
 /**
  * The `limit` points nearest to `from`, nearest first by great-circle distance (ties by id, so the
  * order never depends on storage order). Pure.
+ *
+ * Keeps only the best `limit` while it walks the list instead of sorting every point: an import may
+ * hold 50 000 points, and sorting them all blocked the event loop for tens of milliseconds per search.
  */
 export function nearest(
   points: readonly PickupPointRecord[],
   from: Point,
   limit: number,
 ): { point: PickupPointRecord; km: number }[] {
-  return points
-    .map((point) => ({ point, km: distanceKm(from, point) }))
-    .sort((a, b) => a.km - b.km || a.point.id - b.point.id)
-    .slice(0, limit);
+  type Hit = { point: PickupPointRecord; km: number };
+  const before = (a: Hit, b: Hit) => a.km < b.km || (a.km === b.km && a.point.id < b.point.id);
+  const best: Hit[] = [];
+  for (const point of points) {
+    const hit = { point, km: distanceKm(from, point) };
+    const worst = best[best.length - 1];
+    if (best.length >= limit && worst && !before(hit, worst)) continue;
+    let lo = 0;
+    let hi = best.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (before(best[mid] as Hit, hit)) lo = mid + 1;
+      else hi = mid;
+    }
+    best.splice(lo, 0, hit);
+    if (best.length > limit) best.pop();
+  }
+  return best;
 }
 
 export type PickupPointService = ReturnType<typeof createPickupPointService>;

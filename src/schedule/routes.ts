@@ -32,7 +32,7 @@ export const scheduleRoutes: FastifyPluginAsyncTypebox<{ schedule: ScheduleServi
         tags,
         summary: 'Earliest and valid desired delivery dates of a route',
         description:
-          'The earliest delivery date is the pickup date plus the transit days between the serving terminals of the two postal codes, counted in working days. `DeliveryDates` are the dates `POST /Shipment/Update` accepts as `DeliveryDate`; the windows come from the product.',
+          'The earliest delivery date is the pickup date plus the transit days between the serving terminals of the two postal codes, counted in working days. `DeliveryDates` are the dates `POST /Shipment/Update` accepts as `DeliveryDate` for this pickup date: without `pickupDate` (the earliest pickup date), or with the `PickupDate` of a Direct booking. A booking of another product is planned from the earliest pickup date, so for a later `pickupDate` the dates are a forecast it accepts from that day on. The windows come from the product.',
         querystring: DeliveryDatesQuery,
         response: { 200: DeliveryPlanSchema, ...problemResponses(400), ...authErrors },
       },

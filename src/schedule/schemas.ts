@@ -30,7 +30,7 @@ export const DeliveryDatesQuery = Type.Object({
   pickupDate: Type.Optional(
     DateParam(
       'pickupDate',
-      'Pickup date; default the earliest pickup date of an order placed now (today, or the next working day after 16:00 Oslo time). A day that is no working day moves to the next working day.',
+      'Pickup date; default the earliest pickup date of an order placed now (today, on a working day before 16:00 Oslo time; else the next working day). A day before that earliest date plans from it, and a day that is no working day moves to the next working day.',
     ),
   ),
 });
