@@ -99,18 +99,23 @@ export async function shipmentPage(main, { session, params }) {
       if (err instanceof ApiError && err.status === 403) invoicesHidden = true;
       return [];
     });
-    const line = report.find((r) => r.Waybillnr === id || r.ShipmentNr === id);
-    if (line) {
+    // Every record of the shipment, by invoice number: its invoice and, once credited, the credit
+    // note's record (a shipment is invoiced once and credited at most once, after it). Showing the
+    // first alone called a credited shipment still charged.
+    const invoiceNr = (r) => r.InvoiceNumber ?? r.InvoiceNr;
+    const lines = report
+      .filter((r) => r.Waybillnr === id || r.ShipmentNr === id)
+      .sort((a, b) => Number(invoiceNr(a)) - Number(invoiceNr(b)));
+    if (lines.length) {
       price.replaceChildren(
         h('h2', {}, 'Pris'),
-        h(
-          'p',
-          {},
-          `Fakturert: ${kr(line.NetShipping ?? line.TotalFreightPrice)} eks. mva, faktura `,
+        ...lines.map((line, i) =>
           h(
-            'a',
-            { href: `#/invoices/${line.InvoiceNumber ?? line.InvoiceNr}` },
-            String(line.InvoiceNumber ?? line.InvoiceNr),
+            'p',
+            {},
+            i === 0 ? 'Fakturert: ' : 'Kreditert: ',
+            `${kr(line.NetShipping ?? line.TotalFreightPrice)} eks. mva, ${i === 0 ? 'faktura' : 'kreditnota'} `,
+            h('a', { href: `#/invoices/${invoiceNr(line)}` }, String(invoiceNr(line))),
           ),
         ),
       );

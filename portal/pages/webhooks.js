@@ -1,7 +1,7 @@
 // Webhooks: the account's registrations, create and edit, test-fire, and each one's delivery log
 // (request, response, status, signature, retries).
 import { ApiError, api } from '../api.js';
-import { field, h, setError, table, toast } from '../dom.js';
+import { failure, field, h, setError, table, toast } from '../dom.js';
 import { instantMs, moment } from '../format.js';
 
 const TYPES = { 1: 'Kollinummer', 2: 'Sendingsnummer', 3: 'Kundenummer' };
@@ -163,6 +163,15 @@ export async function webhooksPage(main, ctx) {
   const editArea = h('div');
   const detail = h('div', { 'aria-live': 'polite' });
   const reload = () => webhooksPage(main, ctx);
+  // A refused action is said where its answer would be: a disabled or expired webhook's test is a
+  // 409 saying how to make it live again, which was once lost as an unhandled rejection.
+  const act = (fn) => async () => {
+    try {
+      await fn();
+    } catch (err) {
+      detail.replaceChildren(failure(err));
+    }
+  };
   const open = (form) => {
     editArea.replaceChildren(form);
     form.querySelector('input,select')?.focus();
@@ -213,7 +222,7 @@ export async function webhooksPage(main, ctx) {
                     'button',
                     {
                       type: 'button',
-                      onclick: async () => {
+                      onclick: act(async () => {
                         const r = await api(`/v1/Webhooks/${w.uuid}/test`, { method: 'POST' });
                         toast(
                           r.succeeded
@@ -221,7 +230,7 @@ export async function webhooksPage(main, ctx) {
                             : `Test feilet: ${r.statusCode ?? r.error}`,
                         );
                         detail.replaceChildren(await deliveriesView(w));
-                      },
+                      }),
                     },
                     'Send test',
                   ),
@@ -230,7 +239,7 @@ export async function webhooksPage(main, ctx) {
                     {
                       type: 'button',
                       class: 'secondary',
-                      onclick: async () => detail.replaceChildren(await deliveriesView(w)),
+                      onclick: act(async () => detail.replaceChildren(await deliveriesView(w))),
                     },
                     'Leveranser',
                   ),
@@ -239,11 +248,11 @@ export async function webhooksPage(main, ctx) {
                     {
                       type: 'button',
                       class: 'secondary',
-                      onclick: async () => {
+                      onclick: act(async () => {
                         if (!confirm(`Slette webhooken til ${w.url}?`)) return;
                         await api(`/v1/Webhooks/${w.uuid}`, { method: 'DELETE' });
-                        reload();
-                      },
+                        await reload();
+                      }),
                     },
                     'Slett',
                   ),

@@ -101,6 +101,71 @@ export async function expectAccessible(page: Page, what: string) {
 }
 
 /**
+ * The element with the keyboard focus shows a ring of at least 2 px whose colour has WCAG's 3:1
+ * contrast (1.4.11) with what the ring is drawn on: the first background found under a point of the
+ * ring, which for a positioned element (the skip link) is not its parent's.
+ */
+export async function expectFocusRingVisible(page: Page, what: string) {
+  const ring = await page.evaluate(() => {
+    // The page's globals, as far as used here (the tests compile without the DOM library).
+    interface Box {
+      left: number;
+      right: number;
+      top: number;
+      height: number;
+    }
+    interface Element {
+      matches(selector: string): boolean;
+      getBoundingClientRect(): Box;
+    }
+    type Style = Record<
+      'outlineColor' | 'outlineStyle' | 'outlineWidth' | 'outlineOffset' | 'backgroundColor',
+      string
+    >;
+    const { document, getComputedStyle } = globalThis as unknown as {
+      document: {
+        activeElement: Element | null;
+        body: Element;
+        elementsFromPoint(x: number, y: number): Element[];
+      };
+      getComputedStyle(element: Element): Style;
+    };
+    const el = document.activeElement;
+    if (!el || el === document.body || !el.matches(':focus-visible')) return null;
+    const style = getComputedStyle(el);
+    const rgba = (c: string) => (c.match(/[\d.]+/g) ?? []).map(Number);
+    const opaque = (c: string) => c !== 'transparent' && rgba(c)[3] !== 0;
+    const box = el.getBoundingClientRect();
+    const out = Number.parseFloat(style.outlineOffset) + Number.parseFloat(style.outlineWidth) / 2;
+    const x = box.left - out >= 0 ? box.left - out : box.right + out;
+    const under = document
+      .elementsFromPoint(x, box.top + box.height / 2)
+      .map((e) => getComputedStyle(e).backgroundColor)
+      .find(opaque);
+    const luminance = (c: string) => {
+      const [r = 0, g = 0, b = 0] = rgba(c).map((v) => {
+        const s = v / 255;
+        return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+      });
+      return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    const ringLight = luminance(style.outlineColor);
+    const underLight = luminance(under ?? 'rgb(255, 255, 255)');
+    const ratio = (Math.max(ringLight, underLight) + 0.05) / (Math.min(ringLight, underLight) + 0.05);
+    return {
+      style: style.outlineStyle,
+      width: Number.parseFloat(style.outlineWidth),
+      contrast: Math.round(ratio * 100) / 100,
+      colours: `${style.outlineColor} on ${under}`,
+    };
+  });
+  expect(ring, `a focus ring on ${what}`).not.toBeNull();
+  expect(ring?.style, `the focus ring of ${what}`).not.toBe('none');
+  expect(ring?.width, `the focus ring of ${what}`).toBeGreaterThanOrEqual(2);
+  expect(ring?.contrast, `the focus ring of ${what} (${ring?.colours})`).toBeGreaterThanOrEqual(3);
+}
+
+/**
  * Saves the screenshot docs/portal.md shows when it is missing or when KOLLI_PORTAL_SCREENSHOTS=1
  * (so an ordinary test run leaves the committed images alone).
  */

@@ -32,7 +32,8 @@ describe.skipIf(!hasChromium)('portal: the integrator’s path and tenancy', () 
       });
       req.on('end', () => {
         received.push({ headers: req.headers, body });
-        res.writeHead(204).end();
+        // A target that is gone says so: Kolli disables its registration.
+        res.writeHead(req.url?.endsWith('/gone') ? 410 : 204).end();
       });
     });
     await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
@@ -226,6 +227,53 @@ describe.skipIf(!hasChromium)('portal: the integrator’s path and tenancy', () 
     expect(await page.getByLabel('API-nøkkel').getAttribute('aria-invalid')).toBeNull();
     await screenshot(page, 'sign-in');
     await expectAccessible(page, 'sign-in');
+  }, 120_000);
+
+  test("a disabled webhook's refused test is said, and its delivery log fits a phone", async () => {
+    const { page, base } = p;
+    const gone = `${targetUrl}/gone`;
+    const created = await p.ctx.app.inject({
+      method: 'POST',
+      url: '/v1/Webhooks',
+      headers: bearer(key),
+      payload: { eventValue: '1000', eventValueType: 3, url: gone, secret: 'gone-secret' },
+    });
+    expect(created.statusCode, created.body).toBe(200);
+    // The target answers 410 Gone: the registration is disabled, so a second test is a 409.
+    const first = await p.ctx.app.inject({
+      method: 'POST',
+      url: `/v1/Webhooks/${created.json().uuid}/test`,
+      headers: bearer(key),
+    });
+    expect(first.json().statusCode).toBe(410);
+
+    const unhandled: string[] = [];
+    const collect = (error: Error) => unhandled.push(error.message);
+    page.on('pageerror', collect);
+    try {
+      // Signed out, on the portal's origin (a test run alone starts on about:blank).
+      await page.goto(`${base}/portal/`);
+      await page.evaluate('sessionStorage.clear()');
+      await signIn(page, base, key);
+      await page.goto(`${base}/portal/#/webhooks`);
+      const row = page.getByRole('row').filter({ has: page.getByRole('cell', { name: gone, exact: true }) });
+      await row.getByRole('button', { name: 'Send test' }).click();
+      // Once nothing was shown: the 409 was an unhandled rejection.
+      await page.getByRole('alert').filter({ hasText: 'The webhook was disabled' }).waitFor();
+      expect(unhandled).toEqual([]);
+      await expectAccessible(page, 'a refused webhook test');
+
+      // The delivery log, its signature a long word, on a narrow phone: nothing wider than the screen.
+      await row.getByRole('button', { name: 'Leveranser' }).click();
+      const delivery = page.locator('details.delivery').first();
+      await delivery.locator('summary').click();
+      await delivery.getByText('webhook-signature:').waitFor();
+      await page.setViewportSize({ width: 320, height: 700 });
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(320);
+    } finally {
+      page.off('pageerror', collect);
+      await page.setViewportSize({ width: 1100, height: 800 });
+    }
   }, 120_000);
 
   test("the administrator's keys page lists every key, a page of 100 at a time", async () => {

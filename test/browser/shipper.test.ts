@@ -1,8 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { osloBergenBooking } from '../factories';
-import { ADMIN_KEY, bearer } from '../helpers';
-import { expectAccessible, hasChromium, openPortal, type Portal, screenshot, signIn } from './browser';
+import { ADMIN_KEY, bearer, invoiceUpTo } from '../helpers';
+import {
+  expectAccessible,
+  expectFocusRingVisible,
+  hasChromium,
+  openPortal,
+  type Portal,
+  screenshot,
+  signIn,
+} from './browser';
 
 describe.skipIf(!hasChromium)('portal: the shipper’s path', () => {
   let p: Portal;
@@ -190,6 +198,70 @@ describe.skipIf(!hasChromium)('portal: the shipper’s path', () => {
     await page.goto(`${base}/portal/#/shipment/${draft.json().ShipmentId}`);
     await expect.poll(() => page.getByTestId('price').textContent()).toMatch(/kr.*ikke booket ennå/);
   }, 120_000);
+
+  test('a credited shipment is shown credited, with its invoice and its credit note', async () => {
+    const { page, base } = p;
+    const booked = await p.ctx.app.inject({
+      method: 'POST',
+      url: '/Shipment/Update',
+      headers: bearer(key),
+      payload: osloBergenBooking(),
+    });
+    expect(booked.statusCode, booked.body).toBe(201);
+    const id = booked.json().ShipmentId as string;
+    const pickedUp = await p.ctx.app.inject({
+      method: 'POST',
+      url: `/sandbox/shipments/${id}/advance`,
+      headers: bearer(key),
+    });
+    expect(pickedUp.statusCode, pickedUp.body).toBe(200);
+    const run = await invoiceUpTo(p.ctx, new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10));
+    const invoiceNr = (run.json().Invoices as { InvoiceNr: number; CustomerNr: string }[]).find(
+      (i) => i.CustomerNr === '1000',
+    )?.InvoiceNr;
+    const credit = await p.ctx.app.inject({
+      method: 'POST',
+      url: '/admin/invoicing/credit-notes',
+      headers: bearer(ADMIN_KEY),
+      payload: { InvoiceNr: invoiceNr, ShipmentIds: [id], Reason: 'Booked by mistake' },
+    });
+    expect(credit.statusCode, credit.body).toBe(201);
+    const creditNr = credit.json().InvoiceNr as number;
+
+    // Signed out, on the portal's origin (a test run alone starts on about:blank).
+    await page.goto(`${base}/portal/`);
+    await page.evaluate('sessionStorage.clear()');
+    await signIn(page, base, key);
+    await page.goto(`${base}/portal/#/shipment/${id}`);
+    const price = page.getByTestId('price');
+    // Once only the invoice was shown: "Fakturert: 462,51 kr" for a shipment credited in full.
+    await expect.poll(() => price.textContent()).toContain('Kreditert');
+    expect(await price.textContent()).toMatch(/Fakturert: [\d\s]+,\d\d\s?kr eks\. mva, faktura \d+/);
+    expect(await price.textContent()).toMatch(/Kreditert: −[\d\s]+,\d\d\s?kr eks\. mva, kreditnota \d+/);
+    await price.getByRole('link', { name: String(invoiceNr), exact: true }).waitFor();
+    await price.getByRole('link', { name: String(creditNr), exact: true }).waitFor();
+    await expectAccessible(page, 'a credited shipment');
+  }, 120_000);
+
+  test('the keyboard focus ring stands out from what it is drawn on', async () => {
+    const { page, base } = p;
+    // Signed out, on the portal's origin (a test run alone starts on about:blank).
+    await page.goto(`${base}/portal/`);
+    await page.evaluate('sessionStorage.clear()');
+    await page.reload();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement?.className')).toBe('skip');
+    await expectFocusRingVisible(page, 'the skip link, over the blue header');
+    await page.getByLabel('Kundenummer').focus();
+    await expectFocusRingVisible(page, 'a field of the grey sign-in panel');
+    await signIn(page, base, key);
+    await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe('main');
+    await page.keyboard.press('Tab');
+    await expectFocusRingVisible(page, 'the first field of the booking form, on white');
+    await page.keyboard.press('Shift+Tab');
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Logg ut');
+    await expectFocusRingVisible(page, 'the sign-out button on the header');
+  }, 60_000);
 
   test('a B2C product books a private recipient by first and last name', async () => {
     // Once every booking was sent as to a company, so a private recipient could not be booked.
