@@ -1550,7 +1550,7 @@ export interface components {
             }[];
             /** @description Extension: the paying customer for payment_code M or F. */
             payer_customer_nr?: string;
-            /** @description Who pays: `S`/`Sender` (default), `M`/`Recipient`, `F`/`Other`. With `M` or `F`, `PayerCustomerNr` names the payer, whose agreement prices the shipment. */
+            /** @description Who pays: `S`/`Sender` (default), `M`/`Recipient`, `F`/`Other`. With `M` or `F`, `payer_customer_nr` names the payer, whose agreement prices the shipment. */
             payment_code?: string;
             /** @description Pickup date; picks the tariff in force (default today). ISO 8601 date (`2026-11-23`) or date-time without zone (Europe/Oslo). */
             pickup_date?: string;
@@ -8851,7 +8851,7 @@ export interface operations {
                 }[];
                 /** @description Extension: the paying customer for payment_code M or F. */
                 payer_customer_nr?: string;
-                /** @description Who pays: `S`/`Sender` (default), `M`/`Recipient`, `F`/`Other`. With `M` or `F`, `PayerCustomerNr` names the payer, whose agreement prices the shipment. */
+                /** @description Who pays: `S`/`Sender` (default), `M`/`Recipient`, `F`/`Other`. With `M` or `F`, `payer_customer_nr` names the payer, whose agreement prices the shipment. */
                 payment_code?: string;
                 /** @description Pickup date; picks the tariff in force (default today). ISO 8601 date (`2026-11-23`) or date-time without zone (Europe/Oslo). */
                 pickup_date?: string;

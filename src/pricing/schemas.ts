@@ -33,11 +33,12 @@ const DeliveryType = Type.Union([Type.Integer({ minimum: 0, maximum: 1 }), Type.
   description: 'Extension: `0`/`Private` or `1`/`Company` (default). Private delivery adds its cost line.',
   'x-error': 'The field must be 0 (Private) or 1 (Company).',
 });
-const PaymentCode = Type.String({
-  maxLength: 10,
-  description:
-    'Who pays: `S`/`Sender` (default), `M`/`Recipient`, `F`/`Other`. With `M` or `F`, `PayerCustomerNr` names the payer, whose agreement prices the shipment.',
-});
+/** Who pays; `payer` is the request's name for the paying customer's field. */
+const paymentCode = (payer: string) =>
+  Type.String({
+    maxLength: 10,
+    description: `Who pays: \`S\`/\`Sender\` (default), \`M\`/\`Recipient\`, \`F\`/\`Other\`. With \`M\` or \`F\`, \`${payer}\` names the payer, whose agreement prices the shipment.`,
+  });
 
 const measure = (max: number, description: string) => Type.Number({ minimum: 0, maximum: max, description });
 
@@ -107,7 +108,7 @@ export const PriceRequestV2Schema = named(
         }),
       ),
       delivery_type: Type.Optional(DeliveryType),
-      payment_code: Type.Optional(PaymentCode),
+      payment_code: Type.Optional(paymentCode('payer_customer_nr')),
       payer_customer_nr: Type.Optional(CustomerNr('Extension: the paying customer for payment_code M or F.')),
     },
     { description: 'Unknown names are ignored, as ASP.NET model binding ignores them.' },
@@ -144,7 +145,7 @@ export const PriceRequestV3Schema = Type.Object(
         description: 'Per-parcel measures. In a URL: `Parcels[0].Weight=12&Parcels[0].Length=60…`.',
       }),
     ),
-    PaymentCode: Type.Optional(PaymentCode),
+    PaymentCode: Type.Optional(paymentCode('PayerCustomerNr')),
     PayerCustomerNr: Type.Optional(CustomerNr('Extension: the paying customer for PaymentCode M or F.')),
     DeliveryType: Type.Optional(DeliveryType),
   },
