@@ -43,7 +43,8 @@ const ConfigSchema = Type.Object({
   webhookRetentionDays: Type.Integer({ minimum: 1, maximum: 3650 }),
   /** How many enabled, unexpired registrations may listen to the same eventValue (webhooks/service.ts). */
   webhooksPerEventValue: Type.Integer({ minimum: 1, maximum: 1000 }),
-  invoiceCron: Type.Union([Type.String({ minLength: 9 }), Type.Null()]),
+  /** Checked by croner itself (below): a length rule refused its nicknames, `@daily`, as too short. */
+  invoiceCron: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
   /** After SIGTERM, how long `/readyz` answers 503 while requests are still served (the balancer drains). */
   shutdownDrainMs: Type.Integer({ minimum: 0, maximum: 120_000 }),
   /** The carrier as it appears on its invoices (bokføringsforskriften § 5-1-1): who bills, where to pay. */
@@ -185,9 +186,13 @@ function settingProblems(errors: { instancePath: string; message: string }[]): s
     return `${key}: ${VARIABLE[key] ?? key} ${message}`;
   });
 }
+/**
+ * A whole number in decimal digits; anything else is kept as text, for the schema to refuse: `Number`
+ * reads `PORT=0x50` as 80 and `KOLLI_WORKERS=1e1` as 10, so a slip would start on another value.
+ */
 const int = (v: string | undefined, fallback: number) => {
   const s = blank(v);
-  return s === undefined ? fallback : Number(s);
+  return (s === undefined ? fallback : /^-?\d+$/.test(s) ? Number(s) : s) as number;
 };
 
 /** An address, a CIDR range (`10.0.0.0/8`) or one of proxy-addr's names, as `trustProxy` takes them. */
@@ -309,7 +314,10 @@ export function loadConfig(env: Env = process.env): Config {
     try {
       new Cron(candidate.invoiceCron, { paused: true, timezone: 'Europe/Oslo' }).stop();
     } catch (err) {
-      throw new Error(`Invalid configuration:\n  invoiceCron: ${err instanceof Error ? err.message : err}`);
+      const why = err instanceof Error ? err.message : err;
+      throw new Error(
+        `Invalid configuration:\n  invoiceCron: KOLLI_INVOICE_CRON is no cron expression (${why})`,
+      );
     }
   }
   return Object.freeze(candidate);

@@ -35,6 +35,24 @@ describe('loadConfig', () => {
     expect(loadConfig({ KOLLI_INVOICE_CRON: '0 2 * * *' }).invoiceCron).toBe('0 2 * * *');
   });
 
+  test('KOLLI_INVOICE_CRON: whatever croner reads, its nicknames too; croner says what is wrong with the rest', () => {
+    // Once refused as "must not have fewer than 9 characters", which said nothing of cron.
+    expect(loadConfig({ KOLLI_INVOICE_CRON: '@daily' }).invoiceCron).toBe('@daily');
+    expect(() => loadConfig({ KOLLI_INVOICE_CRON: '0 2 * *' })).toThrow(
+      /invoiceCron: KOLLI_INVOICE_CRON is no cron expression \(.*exactly five, six, or seven space separated parts/,
+    );
+  });
+
+  test('a number is decimal digits: hex, exponents and the like are refused, not read as another value', () => {
+    // `Number` read PORT=0x50 as 80, and KOLLI_WORKERS=1e1 as ten processes.
+    expect(() => loadConfig({ PORT: '0x50' })).toThrow('port: PORT must be integer');
+    expect(() => loadConfig({ KOLLI_WORKERS: '1e1' })).toThrow('workers: KOLLI_WORKERS must be integer');
+    expect(() => loadConfig({ KOLLI_BODY_LIMIT_BYTES: '0b10000000000' })).toThrow(/KOLLI_BODY_LIMIT_BYTES/);
+    expect(() => loadConfig({ METRICS_PORT: '9e3' })).toThrow(/METRICS_PORT/);
+    expect(() => loadConfig({ PORT: '-1' })).toThrow('port: PORT must be >= 0');
+    expect(loadConfig({ PORT: ' 8081 ', KOLLI_WORKERS: '08' })).toMatchObject({ port: 8081, workers: 8 });
+  });
+
   test('each refusal names its variable; a choice lists its values, a switch is 0 or 1', () => {
     // Once `port: must be integer` and a union's noise; and `NODE_ENV=prod` ran the sandbox on a
     // production database, `KOLLI_WEBHOOK_WORKER=false` meant on.
