@@ -7,7 +7,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import { lockDataDir } from './data-dir-lock';
-import { migratePgliteClient, migratePostgres } from './migrate';
+import { CONNECT_TIMEOUT_MS, migratePgliteClient, migratePostgres } from './migrate';
 import { releaseClientsOnFailure } from './pool-transactions';
 
 /**
@@ -84,7 +84,7 @@ function openPostgres(url: string, options: OpenOptions): Database {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
-    connectionTimeoutMillis: 5000,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     // Sent with the connection's start-up parameters (no statement of its own): the server cancels a
     // statement past it (SQLSTATE 57014, a 503), freeing its locks and its connection at once.
     ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
