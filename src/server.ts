@@ -4,6 +4,7 @@ import { announceSandbox } from './admin/sandbox';
 import { buildApp, createServices, type Services } from './app';
 import { scheduleAuditPruning } from './audit/job';
 import { scheduleIdempotencyPruning } from './booking/job';
+import { failedStartsInARow, type WorkerPlace } from './cluster-starts';
 import { type Config, isProduction, loadConfig, sandboxDefaultsIn, startProblem } from './config';
 import type { Database } from './db/client';
 import { scheduleInvoicing } from './invoicing/scheduled';
@@ -91,10 +92,8 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
     for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => stop(signal));
   }
   await app.listen({ port: config.port, host: config.host });
-  app.log.info(
-    { mode: config.nodeEnv, database: config.databaseUrl ? 'postgresql' : 'embedded', pid: process.pid },
-    'started',
-  );
+  // The pid is in every line already (pino's base fields): a second one made the line's JSON hold the key twice.
+  app.log.info({ mode: config.nodeEnv, database: config.databaseUrl ? 'postgresql' : 'embedded' }, 'started');
   if (!config.databaseUrl && !config.webhookWorker) {
     // Embedded, `npm run worker` cannot run: nothing delivers a webhook (a benchmark may want that).
     app.log.warn('KOLLI_WEBHOOK_WORKER=0 on the embedded database: no webhook will be delivered');
@@ -110,8 +109,6 @@ async function serve(config: Config, prepare: boolean): Promise<void> {
 
 /** The primary's message to a cluster worker: drain and stop, as on SIGTERM. */
 const SHUTDOWN = 'kolli:shutdown';
-/** A worker that exits this soon after its start failed to start. */
-const WORKER_QUICK_FAIL_MS = 10_000;
 /** Failed starts in a row after which the primary stops instead of forking again. */
 const WORKER_QUICK_FAILS = 5;
 
@@ -129,22 +126,27 @@ async function main(): Promise<void> {
     if (sandbox) announceSandbox(sandbox, config.port);
     let stopping = false;
     // Each worker has a place (its metrics port is METRICS_PORT + it), kept by the one forked in its stead.
-    const places = new Map<number, { index: number; startedAt: number; quickFails: number }>();
+    const places = new Map<number, WorkerPlace>();
     const fork = (index: number, quickFails = 0) => {
       const worker = cluster.fork({ KOLLI_WORKER_INDEX: String(index) });
-      places.set(worker.id, { index, startedAt: Date.now(), quickFails });
+      places.set(worker.id, { index, listenedAt: null, quickFails });
     };
     for (let i = 0; i < config.workers; i++) fork(i);
+    // Its first port listening (the API's) marks it started, for `failedStartsInARow`.
+    cluster.on('listening', (worker) => {
+      const place = places.get(worker.id);
+      if (place) place.listenedAt ??= Date.now();
+    });
     cluster.on('exit', (worker, code) => {
       const place = places.get(worker.id);
       places.delete(worker.id);
       if (stopping || code === 0 || !place) return;
       // A worker that cannot start (a port taken, a bad database) would be forked forever, the host
-      // flapping unseen: after 5 failures within 10 s of their start, the primary gives up, so the
-      // process manager sees the failure.
-      const quickFails = Date.now() - place.startedAt < WORKER_QUICK_FAIL_MS ? place.quickFails + 1 : 0;
+      // flapping unseen: after 5 failed starts in a row, the primary gives up, so the process manager
+      // sees the failure.
+      const quickFails = failedStartsInARow(place, Date.now());
       if (quickFails >= WORKER_QUICK_FAILS) {
-        console.error(`worker ${place.index} failed ${quickFails} times within 10 s of its start; stopping`);
+        console.error(`worker ${place.index} failed to start ${quickFails} times in a row; stopping`);
         stopping = true;
         for (const other of Object.values(cluster.workers ?? {})) other?.process.kill('SIGKILL');
         process.exit(1);
