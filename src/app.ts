@@ -32,6 +32,7 @@ import { installJsonBodyParser, refuseEncodedBodies } from './http/json-body';
 import { loggingOptions, markProbe } from './http/logging';
 import { metricsPlugin } from './http/metrics';
 import { swaggerOptions } from './http/openapi';
+import { answeredUnderPressure, shedUnderPressure } from './http/overload';
 import { sendProblem } from './http/problem';
 import { rateLimitPlugin } from './http/rate-limit';
 import { requestId } from './http/request-id';
@@ -252,14 +253,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(underPressure, {
     maxEventLoopDelay: config.maxEventLoopDelayMs,
     retryAfter: 5,
-    pressureHandler: (_request, reply, type, value) => {
-      // A sample window without a single event-loop sample reads as Infinity. That happens when the
-      // loop never reached its timer phase (in-process `inject` with PGlite runs as one microtask
-      // chain), not under real load, where a blocked loop records one long sample. Let it pass.
-      if (type === 'eventLoopDelay' && !Number.isFinite(value)) return;
-      reply.header('retry-after', '5');
-      sendProblem(reply, 503, { detail: 'The server is overloaded; try again shortly.' });
-    },
+    pressureHandler: shedUnderPressure,
   });
   await app.register(metricsPlugin, {
     production: isProduction(config),
@@ -301,7 +295,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get(
     '/healthz',
     {
-      config: { public: true },
+      // Answered under overload too: a busy process is alive, and a liveness probe that restarted
+      // it would drop everything it was doing. `/readyz` sheds as the API does (out of rotation).
+      config: { public: true, pressureHandler: answeredUnderPressure },
       schema: {
         tags: ['Operations'],
         summary: 'The process is up',

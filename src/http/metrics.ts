@@ -4,6 +4,7 @@ import fp from 'fastify-plugin';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { bookingsTotal, invoicingRunSeconds } from '../lib/domain-metrics';
 import { OPERATIONS, operationKey } from './openapi-operations';
+import { answeredUnderPressure } from './overload';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -257,7 +258,14 @@ export const metricsPlugin = fp(async (app: FastifyInstance, options: MetricsOpt
   app.get(
     '/metrics',
     // In production, only an admin key reads it; elsewhere (sandbox, development) anyone.
-    { config: options.production ? { scope: 'admin' } : { public: true }, schema: { hide: true } },
+    // Answered under overload too (app.ts sheds the rest): a scrape is most wanted then.
+    {
+      config: {
+        ...(options.production ? { scope: 'admin' as const } : { public: true }),
+        pressureHandler: answeredUnderPressure,
+      },
+      schema: { hide: true },
+    },
     async (_request, reply) => {
       const { type, body } = await exposition();
       return reply.type(type).send(body);
