@@ -187,12 +187,13 @@ function settingProblems(errors: { instancePath: string; message: string }[]): s
   });
 }
 /**
- * A whole number in decimal digits; anything else is kept as text, for the schema to refuse: `Number`
- * reads `PORT=0x50` as 80 and `KOLLI_WORKERS=1e1` as 10, so a slip would start on another value.
+ * A whole number in decimal digits (a sign allowed); anything else is kept as text, for the schema to
+ * refuse: `Number` reads `PORT=0x50` as 80 and `KOLLI_WORKERS=1e1` as 10, so a slip would start on
+ * another value.
  */
-const int = (v: string | undefined, fallback: number) => {
+const int = (v: string | undefined, fallback: number): number | string => {
   const s = blank(v);
-  return (s === undefined ? fallback : /^-?\d+$/.test(s) ? Number(s) : s) as number;
+  return s === undefined ? fallback : /^[+-]?\d+$/.test(s) ? Number(s) : s;
 };
 
 /** An address, a CIDR range (`10.0.0.0/8`) or one of proxy-addr's names, as `trustProxy` takes them. */
@@ -234,7 +235,8 @@ export function loadConfig(env: Env = process.env): Config {
     // answer at all (a black-holed connection), or a blocked event loop delays the answer's reading.
     databaseQueryTimeoutMs: int(
       env.KOLLI_DB_QUERY_TIMEOUT_MS,
-      statementTimeoutMs > 0 ? statementTimeoutMs + 5_000 : 20_000,
+      // A refused statement timeout is reported on its own, not again as this default's.
+      typeof statementTimeoutMs === 'number' && statementTimeoutMs > 0 ? statementTimeoutMs + 5_000 : 20_000,
     ),
     adminKey: blank(env.KOLLI_ADMIN_KEY) ?? null,
     tokenSecret: blank(env.KOLLI_TOKEN_SECRET) ?? null,

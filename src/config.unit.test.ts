@@ -51,6 +51,19 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ METRICS_PORT: '9e3' })).toThrow(/METRICS_PORT/);
     expect(() => loadConfig({ PORT: '-1' })).toThrow('port: PORT must be >= 0');
     expect(loadConfig({ PORT: ' 8081 ', KOLLI_WORKERS: '08' })).toMatchObject({ port: 8081, workers: 8 });
+    expect(loadConfig({ PORT: '+8081' }).port).toBe(8081);
+    // A refused statement timeout is one line: the query timeout's default, built from it, is not
+    // reported too (it had been, as '1e4' + 5000 made '1e45000').
+    const refused = (() => {
+      try {
+        loadConfig({ KOLLI_DB_STATEMENT_TIMEOUT_MS: '1e4' });
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return '';
+    })();
+    expect(refused).toContain('KOLLI_DB_STATEMENT_TIMEOUT_MS must be integer');
+    expect(refused).not.toContain('KOLLI_DB_QUERY_TIMEOUT_MS');
   });
 
   test('each refusal names its variable; a choice lists its values, a switch is 0 or 1', () => {
