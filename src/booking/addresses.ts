@@ -24,7 +24,12 @@ export const addressLine = (a: Partial<Pick<AddressBlock, 'Address' | 'Address2'
   [a.Address, a.Address2, [a.Zip, a.Place].filter(Boolean).join(' ')].filter(Boolean).join(', ') || null;
 
 /**
- * Where the parcels go, and so what their route, delivery plan and price follow: the pickup point
- * when one is named (as the label routes it), else the recipient. Its zip is the one that counts.
+ * Where the parcels go, and so what their route, delivery plan, price and label follow: the pickup
+ * point when its block names a postal code, else the recipient (a point named by its company alone
+ * leaves the parcels with the recipient).
  */
-export const destinationZip = (a: ShipmentAddresses): string | null => a.PickupPoint?.Zip || a.Recipient.Zip;
+export const destination = (a: ShipmentAddresses): AddressBlock =>
+  a.PickupPoint?.Zip ? a.PickupPoint : a.Recipient;
+
+/** The zip of the `destination`: the one that counts. */
+export const destinationZip = (a: ShipmentAddresses): string | null => destination(a).Zip;

@@ -1,6 +1,7 @@
 import type { CatalogRules } from '../catalog/service';
 import type { LabelShipment } from '../labels/model';
 import { cm3ToDm3OrNull, gramsToKgOrNull } from '../lib/units';
+import { destination } from './addresses';
 import { ADDRESS_TYPES, type AddressBlock } from './model';
 import { palletLoad } from './parcels';
 import type { ShipmentRecordT } from './schemas';
@@ -75,14 +76,9 @@ export function recordsOf(row: ShipmentRow, parcels: ParcelValues[]): ShipmentRe
   }));
 }
 
-/**
- * The zip whose terminal a label names: the pickup point's, else the recipient's (Norway only), as
- * `destinationZip` routes it. A point block without a zip (only a company name) sends the parcel to
- * the recipient, so the recipient's terminal is the one printed.
- */
+/** The zip whose terminal a label names: the `destination`'s, in Norway only. */
 export function labelDestinationZip(row: ShipmentRow): string | null {
-  const point = row.addresses.PickupPoint;
-  const to = point?.Zip ? point : row.addresses.Recipient;
+  const to = destination(row.addresses);
   return (to.Country ?? 'NO') === 'NO' ? to.Zip : null;
 }
 
