@@ -105,11 +105,8 @@ export function deliveredRows(tx: DbOrTx, ids: readonly number[]): Promise<Deliv
  * statement (webhooks' fan-out joins them to its registrations): this domain still names its table.
  */
 export function matchableEvents(ids: readonly number[]): SQL {
-  const list = sql.join(
-    ids.map((id) => sql`${id}`),
-    sql`, `,
-  );
-  return sql`select id, customer_nr, shipment_id, parcel_ids, created_at from outbox_events where id in (${list})`;
+  return sql`select id, customer_nr, shipment_id, parcel_ids, created_at from outbox_events
+    where ${inArray(outboxEvents.id, [...ids])}`;
 }
 
 /** Marks events as fanned out (their deliveries exist). */
