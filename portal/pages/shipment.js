@@ -100,21 +100,22 @@ export async function shipmentPage(main, { session, params }) {
       return [];
     });
     // Every record of the shipment, by invoice number: its invoice and, once credited, the credit
-    // note's record (a shipment is invoiced once and credited at most once, after it). Showing the
-    // first alone called a credited shipment still charged.
+    // note's record, told by its negative amount. Showing the first alone called a credited shipment
+    // still charged.
     const invoiceNr = (r) => r.InvoiceNumber ?? r.InvoiceNr;
+    const amount = (r) => r.NetShipping ?? r.TotalFreightPrice;
     const lines = report
       .filter((r) => r.Waybillnr === id || r.ShipmentNr === id)
       .sort((a, b) => Number(invoiceNr(a)) - Number(invoiceNr(b)));
     if (lines.length) {
       price.replaceChildren(
         h('h2', {}, 'Pris'),
-        ...lines.map((line, i) =>
+        ...lines.map((line) =>
           h(
             'p',
             {},
-            i === 0 ? 'Fakturert: ' : 'Kreditert: ',
-            `${kr(line.NetShipping ?? line.TotalFreightPrice)} eks. mva, ${i === 0 ? 'faktura' : 'kreditnota'} `,
+            Number(amount(line)) < 0 ? 'Kreditert: ' : 'Fakturert: ',
+            `${kr(amount(line))} eks. mva, ${Number(amount(line)) < 0 ? 'kreditnota' : 'faktura'} `,
             h('a', { href: `#/invoices/${invoiceNr(line)}` }, String(invoiceNr(line))),
           ),
         ),
