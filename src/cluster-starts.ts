@@ -14,7 +14,7 @@ export interface WorkerPlace {
  * Failed starts in a row, this exit included (0: it ran, and the count starts again). A worker that
  * exits before it listened failed to start however long it tried: counted from its fork, a start
  * slower than 10 s (a loaded host, a slow database) was never counted, and the primary forked it
- * forever. So was one that exits within 10 s of listening.
+ * forever. One that exits within 10 s of listening failed to start too.
  */
 export const failedStartsInARow = (place: WorkerPlace, now: number): number =>
   place.listenedAt === null || now - place.listenedAt < WORKER_QUICK_FAIL_MS ? place.quickFails + 1 : 0;
