@@ -201,7 +201,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // below, as a problem; Fastify's own answer would be a JSON body of another shape.
     return503OnClosing: false,
     forceCloseConnections: 'idle',
-    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    // No limit on a path parameter's length short of the request line's own 16 KB: the router's 100
+    // characters answered a longer one 414 before the route's schema could name it (a 101-character
+    // webhookId is a 400 on webhookId, CONTRACT §10). No route has a regular-expression parameter.
+    routerOptions: {
+      caseSensitive: false,
+      ignoreTrailingSlash: true,
+      ignoreDuplicateSlashes: true,
+      maxParamLength: 16_384,
+    },
     genReqId: requestId,
     ajv: { customOptions: { allErrors: true } },
     schemaController: { compilersFactory: { buildSerializer } },

@@ -407,6 +407,26 @@ describe('unpaired surrogates and bytes that are not UTF-8', () => {
   });
 });
 
+describe('a very long path parameter', () => {
+  test('is judged by its route, not refused by the router as 414', async () => {
+    const long = 'a'.repeat(101);
+    for (const [url, status, field] of [
+      [`/v1/Webhooks/${long}`, 400, 'webhookId'],
+      [`/v1/products/${long}`, 400, 'productCode'],
+      [`/v1/postalcodes/${'1'.repeat(5000)}`, 400, 'postalCode'],
+      [`/admin/api-keys/${long}`, 400, 'id'],
+    ] as const) {
+      const res = await ctx.app.inject({
+        method: url.startsWith('/admin') ? 'DELETE' : 'GET',
+        url,
+        headers: bearer(url.startsWith('/admin') ? ADMIN_KEY : key),
+      });
+      expectProblem(res, status);
+      expect(Object.keys(errorsOf(res)), url.slice(0, 30)).toEqual([field]);
+    }
+  });
+});
+
 describe('content types', () => {
   test('text/plain and application/xml are 415 problems', async () => {
     for (const type of ['text/plain', 'application/xml', 'text/plain; charset=utf-8']) {
