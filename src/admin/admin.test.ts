@@ -315,6 +315,28 @@ describe('the admin lists, a page at a time', () => {
     );
   });
 
+  test('the Link of a page asked in another spelling leads on (names bind in any case)', async () => {
+    for (const nr of ['6201', '6202', '6203']) {
+      await ctx.services.customers.create({ CustomerNr: nr, Name: `Stavemåte ${nr} AS` });
+      await ctx.services.auth.createKey({ name: `key ${nr}`, customerNrs: [nr], scopes: ['price'] });
+    }
+    const whole = json<{ CustomerNr: string }[]>(
+      await ctx.app.inject({ url: '/admin/customers?Limit=1000', headers: admin }),
+    ).map((c) => c.CustomerNr);
+    expect(whole.length).toBeGreaterThan(2);
+    const after = whole[0] ?? '';
+    for (const url of ['/admin/customers?limit=2', `/admin/customers?LIMIT=2&after=${after}`]) {
+      const pages = await follow(url, (c) => c.CustomerNr ?? '');
+      expect(pages.flat(), url).toEqual(url.includes('after') ? whole.slice(1) : whole);
+    }
+    const keys = json<{ Id: string }[]>(
+      await ctx.app.inject({ url: '/admin/api-keys?Limit=1000', headers: admin }),
+    );
+    expect((await follow('/admin/api-keys?limit%5B0%5D=2', (k) => k.Id ?? '')).flat()).toEqual(
+      keys.map((k) => k.Id),
+    );
+  });
+
   test('a page of at most 1 000, 100 by default; an After that names no key is a 400', async () => {
     const many = await ctx.app.inject({ url: '/admin/customers?Limit=1001', headers: admin });
     expect(many.statusCode).toBe(400);

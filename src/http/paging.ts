@@ -25,8 +25,8 @@ export const DEFAULT_PAGE = 100;
 
 /**
  * A page of `rows`, read as `limit + 1` rows so that one more tells there is a next page: its address
- * goes in an RFC 8288 `Link: <…>; rel="next"` header (this request's path and query, `After` set to
- * the page's last key). Answers the page.
+ * goes in an RFC 8288 `Link: <…>; rel="next"` header (this request's path and query, `Limit` and
+ * `After` in any spelling replaced, `After` set to the page's last key). Answers the page.
  */
 export function linkNext<R>(
   request: FastifyRequest,
@@ -39,6 +39,11 @@ export function linkNext<R>(
   const last = page.at(-1);
   if (rows.length > limit && last !== undefined) {
     const next = new URL(request.url, 'http://kolli');
+    // Names bind in any case and as a list of one (`?limit=2`, `Limit[0]=2`): the client's own
+    // spelling goes, or the next page would carry `limit` and `Limit`, refused as one given twice.
+    for (const name of [...next.searchParams.keys()]) {
+      if (/^(limit|after)(\[\d+\])?$/i.test(name)) next.searchParams.delete(name);
+    }
     next.searchParams.set('Limit', String(limit));
     next.searchParams.set('After', keyOf(last));
     reply.header('link', `<${next.pathname}${next.search}>; rel="next"`);
