@@ -132,7 +132,10 @@ export function createCustomerService({ db }: { db: Db }) {
     /** Every special unit code an agreement lists, with its customer; `using` as for `get`. */
     specialUnitCodesInUse: (using: DbOrTx = db) => store.specialUnitCodes(using),
 
-    /** Calls `listener` with each customer changed through this process (pricing's caches forget it). */
+    /**
+     * Calls `listener` with each customer created or changed through this process (pricing's caches
+     * forget it, and a number it had just found unknown).
+     */
     onChange(listener: (customerNr: string) => void): void {
       listeners.push(listener);
     },
@@ -164,6 +167,7 @@ export function createCustomerService({ db }: { db: Db }) {
           `Customer number ${input.CustomerNr} already exists.`,
         );
       }
+      for (const listener of listeners) listener(input.CustomerNr);
       return view(row);
     },
 

@@ -45,7 +45,11 @@ export interface LookupDeps {
     productsIn(tx: Tx): Promise<PricedNetwork['products']>;
   };
   /** A code's serving terminal, or null when the code is not in the register (from its in-memory snapshot). */
-  postalCodes: { terminalOf(code: string): Promise<{ terminal: string | null } | null> };
+  postalCodes: {
+    terminalOf(code: string): Promise<{ terminal: string | null } | null>;
+    /** Tells of a register or routing change through this process, so it is in force here at once. */
+    onChange?(listener: () => void): void;
+  };
   customers: {
     get(customerNr: string): Promise<CustomerFacts | null>;
     byPriceServiceId(id: string): Promise<CustomerFacts | null>;
@@ -151,6 +155,7 @@ export function createResolver(
       return { customer };
     },
   });
+  deps.postalCodes.onChange?.(() => terminals.clear());
   deps.customers.onChange?.((customerNr) => {
     customers.delete(customerNr);
     priceServiceIds.clear();

@@ -202,6 +202,15 @@ export function createPostalCodeService({ db }: { db: Db }) {
     holdRegister,
 
     /**
+     * Calls `listener` after each change through this process of the register or of the terminals
+     * serving its codes (import, routing replace, shipped load), so caches of other domains built on
+     * `terminalOf` (pricing's) are in force here at once.
+     */
+    onChange(listener: () => void): void {
+      register.onClear(listener);
+    },
+
+    /**
      * The category of each given code that is in the register (`G` street addresses, `P` PO boxes,
      * `B` both, `S` service codes), from the in-memory register snapshot; a code not in it is absent.
      */

@@ -48,6 +48,7 @@ async function load(db: Db, digest: Promise<string> | null): Promise<Loaded> {
 function createSnapshot(db: Db) {
   const checked = sharedDatabase(db);
   let state: State | null = null;
+  const clearListeners: (() => void)[] = [];
   const fresh = (): State => {
     const next: State = {
       codes: load(db, checked ? registerDigest(db) : null),
@@ -96,8 +97,14 @@ function createSnapshot(db: Db) {
     get: async (): Promise<RegisterSnapshot> => (await loaded()).map,
     /** Codes with their terminals and, for every code that is not `G` (street addresses), its category. */
     read: (): Promise<Pick<Loaded, 'map' | 'categories'>> => loaded(),
+    /** After a change through this process; tells `onClear`'s listeners. */
     clear(): void {
       state = null;
+      for (const listener of clearListeners) listener();
+    },
+    /** Calls `listener` at each `clear`: caches built on the register (pricing's) forget it too. */
+    onClear(listener: () => void): void {
+      clearListeners.push(listener);
     },
   };
 }

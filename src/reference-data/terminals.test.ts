@@ -191,6 +191,30 @@ describe('PUT /admin/terminals', () => {
     expect(await ctx.services.terminals.loadShipped()).toBe(false);
     expect(await terminalOf('9170')).toBe('BGO');
   });
+
+  test('prices follow a replace through this process at once, as the postal codes do', async () => {
+    const total = async (from: string, to: string) =>
+      json<{ Total: number }>(
+        await ctx.app.inject({
+          url: `/v3/Calculate/?Customernr=1000&SenderZip=${from}&ReceiverZip=${to}&Weight=12&ProductCode=43`,
+          headers: bearer(key),
+        }),
+      ).Total;
+    expect((await put({ Terminals: two, Overrides: [] })).statusCode).toBe(200);
+    const osloToBergen = await total('0150', '5003');
+    const withinBergen = await total('5003', '5003');
+    expect(osloToBergen).not.toBe(withinBergen);
+    const served = await put({
+      Terminals: two,
+      Overrides: [{ PostalCode: '0150', Terminal: 'BGO', Reason: 'test' }],
+    });
+    expect(served.statusCode).toBe(200);
+    expect(await terminalOf('0150')).toBe('BGO');
+    // Priced from the terminal the lookup shows, not the one pricing had cached a moment before.
+    expect(await total('0150', '5003')).toBe(withinBergen);
+    expect((await put({ Terminals: two, Overrides: [] })).statusCode).toBe(200);
+    expect(await total('0150', '5003')).toBe(osloToBergen);
+  });
 });
 
 describe('PUT /admin/postal-codes assigns terminals too', () => {
