@@ -252,3 +252,32 @@ describe('the worker on the embedded database', () => {
     }
   });
 });
+
+describe('the worker while the database is away', () => {
+  test('says when its rounds fail and when they succeed again, once each', async () => {
+    let failing = 3;
+    let rounds = 0;
+    const engine = {
+      fanOut: async () => {
+        rounds += 1;
+        if (failing > 0) {
+          failing -= 1;
+          throw new Error('connect ECONNREFUSED');
+        }
+        return 0;
+      },
+      sweep: async () => {},
+      claim: async () => [],
+    } as unknown as DeliveryEngine;
+    const lines: string[] = [];
+    const log = {
+      info: (_: object, msg: string) => lines.push(msg),
+      warn: (_: object, msg: string) => lines.push(msg),
+      error() {},
+    };
+    const worker = startWebhookWorker({ engine, log, pollMs: 1 });
+    while (rounds < 6) await new Promise((resolve) => setTimeout(resolve, 5));
+    await worker.stop();
+    expect(lines).toEqual(['webhook worker round failed', 'webhook worker rounds succeed again']);
+  });
+});

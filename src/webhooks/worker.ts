@@ -154,6 +154,8 @@ export function startWebhookWorker(options: WorkerOptions): WebhookWorker {
       kicked = false;
       try {
         await round();
+        // The outage's warning had its line; so has its end, or a reader could not tell it ended.
+        if (failures > 0) log.info({ failedRounds: failures }, 'webhook worker rounds succeed again');
         failures = 0;
       } catch (err) {
         failures += 1;
