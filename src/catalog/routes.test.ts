@@ -148,6 +148,16 @@ describe('admin catalogue', () => {
       Products: [{ ...first, PickupWindw: { From: '06:00', To: '09:00' } }],
     });
     expect(errorKeys(misspelt)).toEqual(['Products[0].PickupWindw']);
+    // A code listed twice would show twice in /v1/products: refused, naming the list.
+    const [service] = first?.Services ?? [];
+    const twice = await put({
+      Services: shipped.Services,
+      Products: [{ ...first, Services: [service, service], UnitCodes: ['KL', 'KL'] }],
+    });
+    expect(errorKeys(twice).sort()).toEqual(['Products[0].Services', 'Products[0].UnitCodes']);
+    expect(json<{ errors: Record<string, string[]> }>(twice).errors['Products[0].Services']).toEqual([
+      'The Services field lists the same value twice (items 0 and 1).',
+    ]);
     expect((await get('/v1/products/ZZ')).statusCode).toBe(404);
     expect(json<Product[]>(await get('/v1/products'))).toHaveLength(shipped.Products.length);
   });

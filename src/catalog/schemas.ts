@@ -41,6 +41,7 @@ export const ServiceDefSchema = named(
       }),
       RequiredFields: Type.Array(Type.Union(REQUIRABLE_FIELDS.map((f) => Type.Literal(f))), {
         maxItems: REQUIRABLE_FIELDS.length,
+        uniqueItems: true,
         description: 'Booking request fields that must be given when the service is used.',
       }),
     },
@@ -71,11 +72,13 @@ export const ProductSchema = named(
       UnitCodes: Type.Array(Type.Union([Type.Literal('KL'), Type.Literal('PL')]), {
         minItems: 1,
         maxItems: 2,
+        uniqueItems: true,
         description:
           'Standard unit codes the product takes; special codes 51–99 come from customer agreements.',
       }),
       Services: Type.Array(ServiceCode, {
         maxItems: 100,
+        uniqueItems: true,
         description: 'Service codes allowed with the product.',
       }),
       MaxParcelWeightKg: Kg('Maximum weight of one parcel (or pallet).'),

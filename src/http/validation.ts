@@ -88,6 +88,8 @@ function message(e: ErrorObject, leaf: string): string {
       return `The ${leaf} field must be one of: ${(p.allowedValues as unknown[]).join(', ')}.`;
     case 'const':
       return `The ${leaf} field must be ${String(p.allowedValue)}.`;
+    case 'uniqueItems':
+      return `The ${leaf} field lists the same value twice (items ${Math.min(Number(p.i), Number(p.j))} and ${Math.max(Number(p.i), Number(p.j))}).`;
     case 'additionalProperties':
       return `The ${leaf} field is not one this request takes (a misspelt name?).`;
     default:
