@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import countries from 'i18n-iso-countries';
 import type { Db, DbOrTx, Tx } from '../db/client';
 import { DomainError, notFound, Violations } from '../lib/errors';
-import { INT32_MAX } from '../lib/int32';
+import { INT32_MAX, isInt32Text } from '../lib/int32';
 import { isOrgNr } from '../lib/mod11';
 import { readThroughCache } from '../lib/read-through-cache';
 import { type CustomerRow, createCustomerStore } from './store';
@@ -146,7 +146,7 @@ export function createCustomerService({ db }: { db: Db }) {
       const v = new Violations();
       v.check(
         'CustomerNr',
-        /^[1-9][0-9]{0,9}$/.test(input.CustomerNr) && Number(input.CustomerNr) <= INT32_MAX,
+        isInt32Text(input.CustomerNr) && /^[1-9]/.test(input.CustomerNr),
         `A customer number is a whole number from 1 to ${INT32_MAX}, without leading zeros.`,
       );
       const row = await checkedWrite(input, v, (tx) =>
